@@ -1,0 +1,34 @@
+# arbo_add_plugin(<target> SOURCES <files...> [LINK <libs...>] [OUTPUT_DIR <dir>] [NO_INSTALL])
+#
+# Builds one plugin shared object exactly as a third party would: a MODULE library that links
+# only the SDK (never the kernel), hidden visibility so only the entry alias is exported, and
+# no undefined symbols left for load time. Stock plugins and test plugins use this same
+# function, and the installed SDK package exports it for third parties.
+function(arbo_add_plugin target)
+  cmake_parse_arguments(ARG "NO_INSTALL" "OUTPUT_DIR" "SOURCES;LINK" ${ARGN})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  if(TARGET arbo_sdk)
+    target_link_libraries(${target} PRIVATE arbo_sdk ${ARG_LINK})
+  else()
+    target_link_libraries(${target} PRIVATE arbo::sdk ${ARG_LINK})
+  endif()
+  if(COMMAND arbo_set_warnings)
+    arbo_set_warnings(${target})
+  endif()
+  if(NOT ARG_OUTPUT_DIR)
+    if(ARBO_PLUGIN_OUTPUT_DIR)
+      set(ARG_OUTPUT_DIR ${ARBO_PLUGIN_OUTPUT_DIR})
+    else()
+      set(ARG_OUTPUT_DIR ${CMAKE_CURRENT_BINARY_DIR})
+    endif()
+  endif()
+  set_target_properties(${target} PROPERTIES
+    PREFIX "lib"
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIR})
+  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--exclude-libs,ALL)
+  if(NOT ARG_NO_INSTALL AND ARBO_PLUGIN_INSTALL_DIR)
+    install(TARGETS ${target} LIBRARY DESTINATION ${ARBO_PLUGIN_INSTALL_DIR})
+  endif()
+endfunction()

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief Kernel error types. Each maps to one documented CLI exit code (see README).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace arbo::kernel {
+
+/// Process exit codes of the `arbo` CLI.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInternal = 1,       ///< unexpected failure (a bug)
+  kExitUsage = 2,          ///< bad command line
+  kExitConfig = 3,         ///< invalid pipeline file, unknown plugin or parameter
+  kExitPlugin = 4,         ///< a plugin failed to load, or threw during the study
+  kExitStudy = 5,          ///< study directory missing, already exists, locked or damaged
+  kExitInfeasible = 6,     ///< known constraints admit no point that could be found
+  kExitInterrupted = 130,  ///< SIGINT/SIGTERM: the study is intact and resumable
+};
+
+/// Base of kernel errors; `exit_code()` is what the CLI returns.
+class KernelError : public std::runtime_error {
+ public:
+  KernelError(const std::string& message, int exit_code)
+      : std::runtime_error(message), exit_code_(exit_code) {}
+  int exit_code() const noexcept { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+/// Invalid configuration. The message already names file, line and key.
+class ConfigError : public KernelError {
+ public:
+  explicit ConfigError(const std::string& message) : KernelError(message, kExitConfig) {}
+};
+
+/// A plugin could not be loaded or created, or threw from a method. The message names the
+/// component id (or library path), the method and the plugin's own message.
+class PluginError : public KernelError {
+ public:
+  explicit PluginError(const std::string& message) : KernelError(message, kExitPlugin) {}
+};
+
+/// The study store could not be created, opened, locked or written.
+class StudyError : public KernelError {
+ public:
+  explicit StudyError(const std::string& message) : KernelError(message, kExitStudy) {}
+};
+
+/// No point satisfying the known constraints could be found.
+class InfeasibleError : public KernelError {
+ public:
+  explicit InfeasibleError(const std::string& message) : KernelError(message, kExitInfeasible) {}
+};
+
+}  // namespace arbo::kernel

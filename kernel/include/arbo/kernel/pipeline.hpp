@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief The resolved pipeline: everything a study needs, with every default filled in.
+///
+/// Produced by `load_pipeline` from a TOML file (plus `--set` overrides) and validated against
+/// the loaded plugins' parameter specs. `to_toml` writes it back as a complete TOML document;
+/// the study stores that text and `--resume` reloads it through the same loader, so a study can
+/// always be rerun exactly.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arbo/sdk/component.hpp"
+#include "arbo/sdk/params.hpp"
+#include "arbo/sdk/plugin.hpp"
+#include "arbo/sdk/space.hpp"
+
+namespace arbo::kernel {
+
+/// A plugin slot: which component and its validated parameters.
+struct ComponentSpec {
+  sdk::Kind kind = sdk::Kind::InnerSolver;
+  std::string name;      ///< component name within its kind, e.g. "random"
+  sdk::ParamSet params;  ///< validated, defaults filled
+  std::string id() const { return std::string(sdk::to_string(kind)) + "/" + name; }
+};
+
+/// A black-box constraint measured by the evaluator: feasible iff value <= threshold (sense
+/// "<=") or value >= threshold (sense ">=").
+struct BlackBoxConstraint {
+  std::string name;
+  double threshold = 0.0;
+  bool less_equal = true;
+  /// The normalized value c (feasible iff c <= 0) the kernel stores in `Dataset::C`.
+  double normalized(double value) const { return less_equal ? value - threshold : threshold - value; }
+};
+
+/// Where objective values come from: a problem plugin, or an external command.
+struct ProblemSpec {
+  std::optional<ComponentSpec> plugin;  ///< set for a built-in problem
+  std::vector<std::string> command;     ///< argv of an external command (plugin unset)
+  double timeout_seconds = 3600.0;      ///< external command: wall-clock limit per evaluation
+  std::string working_directory;        ///< external command: cwd (empty = the TOML's folder)
+  std::vector<sdk::Parameter> parameters;  ///< external command: the declared space
+};
+
+enum class DesignMethod { Random, LatinHypercube, Sobol };
+const char* to_string(DesignMethod method) noexcept;
+
+/// The whole study definition.
+struct Pipeline {
+  std::string name;                 ///< study name (default: the file's stem)
+  std::uint64_t seed = 0;
+  std::int64_t budget = 100;        ///< total evaluations, initial design included
+  bool maximize = false;
+  double time_limit_seconds = 0.0;  ///< 0 = none; wall clock of one `run` call
+  ProblemSpec problem;
+  std::vector<BlackBoxConstraint> black_box;  ///< external command: declared in TOML;
+                                              ///< problem plugin: filled from the problem
+  std::vector<ComponentSpec> known_constraints;
+  DesignMethod design = DesignMethod::Sobol;
+  std::int64_t design_size = 10;
+  std::optional<ComponentSpec> surrogate;     ///< one instance per metric
+  std::optional<ComponentSpec> acquisition;
+  ComponentSpec inner_solver;
+  std::string source_path;  ///< file the pipeline came from (for messages), may be empty
+};
+
+/// How the loader looks up components (the registry, or a fake in tests).
+struct ComponentLookup {
+  /// Component info for (kind, name), or nullptr.
+  std::function<const sdk::ComponentInfo*(sdk::Kind, std::string_view)> find;
+  /// Valid names of a kind, for "did you mean".
+  std::function<std::vector<std::string>(sdk::Kind)> names;
+};
+
+/// Parses and validates a pipeline.
+/// @param text      TOML document
+/// @param path      file name used in messages (need not exist)
+/// @param overrides "key.path=value" strings (from `--set`); value parsed as a TOML value,
+///                  falling back to a string
+/// @throws ConfigError whose message names the file, line and key, shows the offending line
+///         (toml11 format), and suggests the nearest valid key or plugin name.
+Pipeline parse_pipeline(const std::string& text, const std::string& path,
+                        const std::vector<std::string>& overrides, const ComponentLookup& lookup);
+
+/// Reads `file` and calls `parse_pipeline`. @throws ConfigError if unreadable.
+Pipeline load_pipeline(const std::filesystem::path& file, const std::vector<std::string>& overrides,
+                       const ComponentLookup& lookup);
+
+/// Writes a complete TOML document (all defaults explicit) that `parse_pipeline` reads back to
+/// an identical pipeline. Doubles are written with round-trip precision.
+std::string to_toml(const Pipeline& pipeline);
+
+}  // namespace arbo::kernel

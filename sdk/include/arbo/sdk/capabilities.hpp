@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief Optional capabilities a component may offer besides its kind's interface.
+///
+/// The kernel and other plugins discover them with `dynamic_cast` on the component (their
+/// typeinfo is exported from libarbo_sdk.so). New capabilities are how the SDK grows without
+/// breaking existing plugins (P18): an interface's virtual set never changes within an ABI
+/// version, but a new capability class can be added at any minor version.
+#pragma once
+
+#include <random>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "arbo/sdk/export.hpp"
+#include "arbo/sdk/model.hpp"
+
+namespace arbo::sdk {
+
+/// Variables of a model that stand for the encoded point x: `x_vars[i]` is the model variable
+/// of coordinate i (integer-typed for discrete coordinates, bounds of the space).
+struct PointVariables {
+  std::vector<int> x_vars;
+};
+
+/// Surrogate that can write its prediction into a model (trees, ReLU networks, tree-kernel GP).
+class ARBO_SDK_API FormulatesSurrogate {
+ public:
+  virtual ~FormulatesSurrogate();
+  /// Output of `formulate`: the mean as an affine expression of model variables, and the
+  /// variance as a model variable constrained by convex rows (-1 when the model has none).
+  struct Output {
+    std::vector<LinearTerm> mean;
+    double mean_constant = 0.0;
+    int variance_var = -1;
+  };
+  /// Adds variables and rows to `model` linking `point` to the prediction.
+  virtual Output formulate(Model& model, const PointVariables& point) const = 0;
+};
+
+/// Acquisition that can write itself as the objective of a model, using its surrogates'
+/// formulations. Requires every bound surrogate to be `FormulatesSurrogate`.
+class ARBO_SDK_API FormulatesAcquisition {
+ public:
+  virtual ~FormulatesAcquisition();
+  /// Adds blocks and sets the objective of `model` so that maximizing it maximizes the
+  /// acquisition over `point`. Throws `Error` naming the missing capability otherwise.
+  virtual void formulate(Model& model, const PointVariables& point) const = 0;
+};
+
+/// Known constraint that can write itself into a model as linear/quadratic rows.
+class ARBO_SDK_API FormulatesConstraint {
+ public:
+  virtual ~FormulatesConstraint();
+  virtual void formulate(Model& model, const PointVariables& point) const = 0;
+};
+
+/// Density model for TPE-style methods: log densities of the good (l) and bad (g) groups.
+class ARBO_SDK_API DensityModel {
+ public:
+  virtual ~DensityModel();
+  virtual double log_l(const Eigen::VectorXd& x) const = 0;
+  virtual double log_g(const Eigen::VectorXd& x) const = 0;
+  /// Draws `n` encoded points from l into the rows of `out` (n x d).
+  virtual void sample_l(std::size_t n, std::mt19937_64& rng, Eigen::MatrixXd& out) const = 0;
+};
+
+/// Surrogate that can draw joint posterior samples of the metric (BARK, ensembles).
+class ARBO_SDK_API PosteriorSampler {
+ public:
+  virtual ~PosteriorSampler();
+  /// `out` (num_samples x m): joint samples of the metric at the rows of `X` (m x d).
+  virtual void sample(const Eigen::MatrixXd& X, std::size_t num_samples, std::mt19937_64& rng,
+                      Eigen::MatrixXd& out) const = 0;
+};
+
+/// Acquisition that proposes its own candidates (TPE samples from l); candidate-pool inner
+/// solvers score these instead of uniform samples.
+class ARBO_SDK_API ProposesCandidates {
+ public:
+  virtual ~ProposesCandidates();
+  /// Writes `n` encoded candidates into the rows of `out` (n x d).
+  virtual void candidates(std::size_t n, std::mt19937_64& rng, Eigen::MatrixXd& out) const = 0;
+};
+
+/// Known constraint that can map a point to a nearby feasible one (Euclidean for reals,
+/// Hamming for categoricals), usually through `Context::model_solver()`.
+class ARBO_SDK_API ProjectsPoints {
+ public:
+  virtual ~ProjectsPoints();
+  /// Returns true and overwrites `x` with a feasible point, or returns false.
+  virtual bool project(Eigen::VectorXd& x) const = 0;
+};
+
+}  // namespace arbo::sdk

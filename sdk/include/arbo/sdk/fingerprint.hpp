@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief The build fingerprint compared between kernel and plugins at load time.
+///
+/// Two modules can share C++ objects (std::string, Eigen matrices, vtables) only when they were
+/// built by the same compiler major version, with the same standard-library ABI, the same Boost
+/// and Eigen versions and the same Eigen alignment (P8, P9). The fingerprint encodes exactly
+/// those; it deliberately leaves out the C++ standard (C++17 and C++20 plugins may mix).
+#pragma once
+
+#include <Eigen/Core>
+#include <boost/version.hpp>
+
+#include "arbo/sdk/version.hpp"
+
+#if defined(__clang__)
+#define ARBO_DETAIL_COMPILER "clang-" ARBO_DETAIL_STR(__clang_major__)
+#elif defined(__GNUC__)
+#define ARBO_DETAIL_COMPILER "gcc-" ARBO_DETAIL_STR(__GNUC__)
+#else
+#define ARBO_DETAIL_COMPILER "unknown-compiler"
+#endif
+
+#if defined(_GLIBCXX_USE_CXX11_ABI)
+#define ARBO_DETAIL_STDLIB "libstdc++-cxx11abi" ARBO_DETAIL_STR(_GLIBCXX_USE_CXX11_ABI)
+#elif defined(_LIBCPP_VERSION)
+#define ARBO_DETAIL_STDLIB "libc++-" ARBO_DETAIL_STR(_LIBCPP_VERSION)
+#else
+#define ARBO_DETAIL_STDLIB "unknown-stdlib"
+#endif
+
+#if defined(_GLIBCXX_DEBUG) || defined(_GLIBCXX_ASSERTIONS)
+#define ARBO_DETAIL_STDLIB_CHECKS "+checks"
+#else
+#define ARBO_DETAIL_STDLIB_CHECKS ""
+#endif
+
+/// The fingerprint as a string literal, e.g.
+/// "gcc-12;libstdc++-cxx11abi1;boost-107400;eigen-3.4.0;eigen-align-16;sdk-0".
+#define ARBO_BUILD_FINGERPRINT                                                                 \
+  ARBO_DETAIL_COMPILER ";" ARBO_DETAIL_STDLIB ARBO_DETAIL_STDLIB_CHECKS                         \
+                       ";boost-" ARBO_DETAIL_STR(BOOST_VERSION) ";eigen-" ARBO_DETAIL_STR(     \
+                           EIGEN_WORLD_VERSION) "." ARBO_DETAIL_STR(EIGEN_MAJOR_VERSION) "."   \
+                           ARBO_DETAIL_STR(EIGEN_MINOR_VERSION) ";eigen-align-"                \
+                           ARBO_DETAIL_STR(EIGEN_MAX_ALIGN_BYTES) ";sdk-"                      \
+                           ARBO_DETAIL_STR(ARBO_SDK_VERSION_MAJOR)
+
+namespace arbo::sdk {
+/// The fingerprint of the translation unit that includes this header.
+inline constexpr const char kBuildFingerprint[] = ARBO_BUILD_FINGERPRINT;
+}  // namespace arbo::sdk
