@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief Evaluators turn a proposed point into objective and black-box constraint values.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "arbo/kernel/pipeline.hpp"
+
+namespace arbo::sdk {
+class Problem;
+}
+
+namespace arbo::kernel {
+
+class KernelContext;
+
+/// Outcome of one evaluation. `ok == false` records a failed observation with `reason`.
+struct EvalOutcome {
+  bool ok = false;
+  double objective = 0.0;       ///< user's units and direction
+  Eigen::VectorXd constraints;  ///< raw values, one per black-box constraint, user units
+  std::string reason;           ///< why it failed (crash, timeout, garbage output, NaN)
+};
+
+/// Evaluates points. Failures of the objective are outcomes, not exceptions: the study goes on.
+class Evaluator {
+ public:
+  virtual ~Evaluator();
+  /// @param id           observation id (passed to external commands)
+  /// @param x            snapped encoded point
+  /// @param params_json  the point's user values as a JSON object text
+  virtual EvalOutcome evaluate(std::int64_t id, const Eigen::VectorXd& x,
+                               const std::string& params_json) = 0;
+};
+
+/// In-process evaluation of a problem plugin (guarded: an exception becomes a failed outcome
+/// naming the plugin). `context` is the problem's context, reseeded per observation id so
+/// noisy problems are reproducible.
+std::unique_ptr<Evaluator> make_problem_evaluator(std::shared_ptr<sdk::Problem> problem,
+                                                  std::string component_id,
+                                                  KernelContext& context, std::uint64_t seed);
+
+/// Runs `spec.command` once per point: writes `{"id": N, "params": {...}}` to its stdin, reads
+/// its stdout, enforces `spec.timeout_seconds` (the whole process group is killed), and parses
+/// the result (see configs/README.md). `base_dir` resolves a relative working directory.
+std::unique_ptr<Evaluator> make_command_evaluator(const ProblemSpec& spec,
+                                                  std::vector<BlackBoxConstraint> constraints,
+                                                  const std::filesystem::path& base_dir);
+
+/// Parses an external command's stdout into an outcome (exposed for tests). Accepts a bare
+/// number, or an object with "objective" and optional "constraints" (object by name, or array
+/// in declared order), or {"error": "reason"}. NaN/Infinity tokens (as Python prints them)
+/// are recognized and reported as a failure.
+EvalOutcome parse_command_output(const std::string& stdout_text,
+                                 const std::vector<BlackBoxConstraint>& constraints);
+
+}  // namespace arbo::kernel

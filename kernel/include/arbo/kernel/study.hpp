@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief A study: the BO loop over a pipeline, backed by the study store.
+///
+/// This is the kernel's C++ API; the CLI is a thin client of it.
+///
+/// One iteration (ARCHITECTURE.md, "The loop"):
+///   1. dataset = observations so far (kept in memory, appended after every commit);
+///   2. one surrogate per metric is fitted (model-based pipelines, after the initial design);
+///   3. the acquisition is bound to the surrogates and the incumbent;
+///   4. the inner solver maximizes it subject to the known constraints (or, model-free, returns
+///      any feasible point);
+///   5. the point is snapped onto the space;
+///   6. it is recorded as pending (committed), evaluated, and the result committed.
+/// Every component's random stream is reseeded from (seed, observation number), so a study
+/// killed at any moment and resumed proposes exactly what an uninterrupted one would.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arbo/kernel/evaluator.hpp"
+#include "arbo/kernel/pipeline.hpp"
+#include "arbo/kernel/plugin_registry.hpp"
+#include "arbo/kernel/study_store.hpp"
+#include "arbo/sdk/dataset.hpp"
+#include "arbo/sdk/space.hpp"
+
+namespace arbo::kernel {
+
+/// Reported after every finished evaluation of `Study::run`.
+struct ProgressEvent {
+  const Observation* observation = nullptr;
+  std::int64_t done = 0;             ///< observations finished (complete or failed)
+  std::int64_t budget = 0;
+  std::optional<double> best;        ///< best feasible objective so far, user's direction
+  double elapsed_seconds = 0.0;      ///< since `run` started
+};
+
+struct RunOptions {
+  /// Set asynchronously (signal handler) to stop after the current evaluation.
+  const std::atomic<bool>* interrupt = nullptr;
+  std::function<void(const ProgressEvent&)> on_progress;
+};
+
+enum class Termination { BudgetReached, TimeLimit, Interrupted };
+const char* to_string(Termination t) noexcept;
+
+/// What `run` did, and where its time went.
+struct RunSummary {
+  Termination termination = Termination::BudgetReached;
+  std::int64_t evaluations = 0;      ///< finished in this call (re-run pending ones included)
+  std::int64_t total = 0;            ///< observations in the study after the call
+  std::int64_t failed = 0;           ///< failed observations in the study
+  std::optional<double> best;        ///< best feasible objective, user's direction
+  double wall_seconds = 0.0;         ///< of the loop
+  double plugin_seconds = 0.0;       ///< inside plugin calls (fit, bind, maximize, evaluate)
+  double command_seconds = 0.0;      ///< inside external commands
+  /// Kernel overhead: wall time not spent in plugins or external commands.
+  double kernel_seconds() const { return wall_seconds - plugin_seconds - command_seconds; }
+};
+
+class Study {
+ public:
+  /// Creates a study directory for `pipeline` (source_text: the TOML as written, stored for
+  /// reference). @throws StudyError if `dir` already holds a study; PluginError/ConfigError
+  /// if components cannot be created.
+  static std::unique_ptr<Study> create(const std::filesystem::path& dir, Pipeline pipeline,
+                                       const std::string& source_text,
+                                       const PluginRegistry& registry, bool verbose = false);
+  /// Opens an existing study, reloading its stored pipeline through `registry`.
+  static std::unique_ptr<Study> open(const std::filesystem::path& dir,
+                                     const PluginRegistry& registry, bool verbose = false);
+  ~Study();
+
+  /// Runs until the budget is reached, the time limit passes or `interrupt` is set. Pending
+  /// observations left by a killed run are evaluated first. Takes the study lock.
+  /// @throws PluginError (a surrogate/acquisition/solver threw), InfeasibleError, StudyError.
+  RunSummary run(const RunOptions& options);
+
+  /// Proposes one point, records it as pending with origin "ask", and returns it.
+  Observation ask();
+  /// Records the outcome of a pending observation (from `ask`). @throws StudyError.
+  void tell(std::int64_t id, const EvalOutcome& outcome);
+  /// Converts user-facing JSON (an object {"objective":..., "constraints": ...}, a bare number,
+  /// or {"error": ...}) into an outcome with this study's constraints.
+  EvalOutcome outcome_from_json(const std::string& json_text) const;
+
+  /// Changes the budget and time limit of the stored pipeline (to extend a study on resume).
+  /// @throws ConfigError if `budget` is below the number of observations already made.
+  void set_limits(std::int64_t budget, double time_limit_seconds);
+
+  const Pipeline& pipeline() const noexcept;
+  const sdk::Space& space() const noexcept;
+  StudyStore& store() noexcept;
+  const sdk::Dataset& dataset() const noexcept;
+  /// Black-box constraints in effect (declared, or the problem's own).
+  const std::vector<BlackBoxConstraint>& constraints() const noexcept;
+  /// Id and objective of the best feasible observation, if any.
+  std::optional<Observation> best() const;
+
+ private:
+  struct Impl;
+  explicit Study(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// User values of a point as a JSON object text ({"name": value}, inactive parameters absent).
+std::string params_to_json(const sdk::Space& space, const Eigen::VectorXd& x);
+
+/// Adapts a registry to the config loader's lookup interface.
+ComponentLookup lookup_from(const PluginRegistry& registry);
+
+}  // namespace arbo::kernel

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// `arbo run`, `arbo check`, `arbo plugins`: the commands that load plugins.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "arbo/kernel/errors.hpp"
+#include "arbo/kernel/guarded_call.hpp"
+#include "arbo/kernel/pipeline.hpp"
+#include "arbo/kernel/plugin_registry.hpp"
+#include "arbo/kernel/study.hpp"
+#include "cli/cli.hpp"
+#include "cli/common.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace arbo::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupt{false};
+
+extern "C" void on_signal(int) {
+  g_interrupt.store(true);
+  // A second Ctrl-C kills at once; the study is safe either way.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw kernel::ConfigError(fmt::format("cannot read pipeline file {}", file.string()));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The stored pipeline with budget and time limit neutralized: what must match on resume.
+std::string comparable(kernel::Pipeline p) {
+  p.budget = 0;
+  p.time_limit_seconds = 0;
+  p.source_path.clear();
+  p.problem.working_directory.clear();
+  return kernel::to_toml(p);
+}
+
+void print_summary(const kernel::RunSummary& s, kernel::Study& study) {
+  std::cout << fmt::format("{}: {} evaluations in this run, {} in the study ({} failed), {:.2f} s\n",
+                           kernel::to_string(s.termination), s.evaluations, s.total, s.failed,
+                           s.wall_seconds);
+  if (auto best = study.best()) {
+    std::cout << fmt::format("best feasible: {} = {} at observation {}: {}\n",
+                             study.pipeline().maximize ? "max" : "min", format_number(best->objective),
+                             best->id, best->params_json);
+  } else {
+    std::cout << "no feasible observation yet\n";
+  }
+  std::cout << fmt::format("study: {}\n", study.store().directory().string());
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args, const Globals& g) {
+  po::options_description opts("arbo run FILE [options]");
+  std::string file, study_dir;
+  std::vector<std::string> sets;
+  bool resume = false, quiet = false;
+  opts.add_options()("help,h", "show this help")(
+      "study", po::value(&study_dir), "study directory (default: ./<file stem>.study)")(
+      "resume", po::bool_switch(&resume), "continue the study in --study (or the default dir)")(
+      "set", po::value(&sets)->composing(), "override a pipeline value: KEY.PATH=VALUE")(
+      "quiet,q", po::bool_switch(&quiet), "no per-evaluation output")(
+      "file", po::value(&file), "pipeline TOML file");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kernel::kExitOk;
+  }
+  if (file.empty() && !(resume && !study_dir.empty())) {
+    throw po::error("a pipeline FILE is required (or --resume --study DIR)");
+  }
+  if (study_dir.empty()) study_dir = fs::path(file).stem().string() + ".study";
+
+  kernel::PluginRegistry registry = load_registry(g);
+  std::unique_ptr<kernel::Study> study;
+  if (resume) {
+    if (!kernel::StudyStore::exists(study_dir)) {
+      throw kernel::StudyError(fmt::format("--resume: {} holds no study", study_dir));
+    }
+    study = kernel::Study::open(study_dir, registry, g.verbose);
+    if (!file.empty()) {
+      kernel::Pipeline p = kernel::load_pipeline(file, sets, kernel::lookup_from(registry));
+      if (comparable(p) != comparable(study->pipeline())) {
+        throw kernel::ConfigError(fmt::format(
+            "{} does not match the pipeline stored in {}; only study.budget and "
+            "study.time_limit may change on resume (see 'arbo show {} --pipeline')",
+            file, study_dir, study_dir));
+      }
+      study->set_limits(p.budget, p.time_limit_seconds);
+    } else if (!sets.empty()) {
+      // Without a file, --set may extend the stored study's limits.
+      std::int64_t budget = study->pipeline().budget;
+      double limit = study->pipeline().time_limit_seconds;
+      for (const auto& s : sets) {
+        const auto eq = s.find('=');
+        const std::string key = s.substr(0, eq);
+        if (eq == std::string::npos || (key != "study.budget" && key != "study.time_limit")) {
+          throw kernel::ConfigError(fmt::format(
+              "--set {}: on resume without a FILE only study.budget and study.time_limit can be "
+              "set",
+              s));
+        }
+        try {
+          if (key == "study.budget") budget = std::stoll(s.substr(eq + 1));
+          if (key == "study.time_limit") limit = std::stod(s.substr(eq + 1));
+        } catch (const std::exception&) {
+          throw kernel::ConfigError(fmt::format("--set {}: not a number", s));
+        }
+      }
+      study->set_limits(budget, limit);
+    }
+  } else {
+    const std::string text = read_file(file);
+    kernel::Pipeline p = kernel::parse_pipeline(text, file, sets, kernel::lookup_from(registry));
+    study = kernel::Study::create(study_dir, std::move(p), text, registry, g.verbose);
+  }
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  const bool tty = isatty(STDOUT_FILENO) != 0;
+  kernel::RunOptions options;
+  options.interrupt = &g_interrupt;
+  const std::vector<std::string> cnames = [&] {
+    std::vector<std::string> n;
+    for (const auto& c : study->constraints()) n.push_back(c.name);
+    return n;
+  }();
+  if (!quiet) {
+    options.on_progress = [&](const kernel::ProgressEvent& ev) {
+      const kernel::Observation& o = *ev.observation;
+      const std::string best = ev.best ? format_number(*ev.best) : "-";
+      if (tty) {
+        std::cout << fmt::format("\r[{:>5}/{}] best {:<14} last {:<14} {:8.1f} s", ev.done,
+                                 ev.budget, best,
+                                 o.status == kernel::ObsStatus::Complete ? format_number(o.objective)
+                                                                         : "failed",
+                                 ev.elapsed_seconds)
+                  << std::flush;
+      } else {
+        std::cout << describe_observation(o, cnames) << " best=" << best << "\n";
+      }
+    };
+  }
+  const kernel::RunSummary summary = study->run(options);
+  if (tty && !quiet) std::cout << "\n";
+  print_summary(summary, *study);
+  if (summary.termination == kernel::Termination::Interrupted) {
+    std::cout << fmt::format("resume with: arbo run --resume --study {}\n", study_dir);
+    return kernel::kExitInterrupted;
+  }
+  return kernel::kExitOk;
+}
+
+int cmd_init(const std::vector<std::string>& args, const Globals& g) {
+  po::options_description opts("arbo init FILE [options]");
+  std::string file, study_dir;
+  std::vector<std::string> sets;
+  opts.add_options()("help,h", "show this help")(
+      "study", po::value(&study_dir), "study directory (default: ./<file stem>.study)")(
+      "set", po::value(&sets)->composing(), "override a pipeline value: KEY.PATH=VALUE")(
+      "file", po::value(&file), "pipeline TOML file");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kernel::kExitOk;
+  }
+  if (file.empty()) throw po::error("a pipeline FILE is required");
+  if (study_dir.empty()) study_dir = fs::path(file).stem().string() + ".study";
+  kernel::PluginRegistry registry = load_registry(g);
+  const std::string text = read_file(file);
+  kernel::Pipeline p = kernel::parse_pipeline(text, file, sets, kernel::lookup_from(registry));
+  kernel::Study::create(study_dir, std::move(p), text, registry, g.verbose);
+  std::cout << fmt::format("created study {}; next: arbo ask {}\n", study_dir, study_dir);
+  return kernel::kExitOk;
+}
+
+int cmd_check(const std::vector<std::string>& args, const Globals& g) {
+  po::options_description opts("arbo check FILE [options]");
+  std::string file;
+  std::vector<std::string> sets;
+  opts.add_options()("help,h", "show this help")(
+      "set", po::value(&sets)->composing(), "override a pipeline value: KEY.PATH=VALUE")(
+      "file", po::value(&file), "pipeline TOML file");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kernel::kExitOk;
+  }
+  if (file.empty()) throw po::error("a pipeline FILE is required");
+  kernel::PluginRegistry registry = load_registry(g);
+  const kernel::Pipeline p = kernel::load_pipeline(file, sets, kernel::lookup_from(registry));
+  std::string problem = p.problem.plugin ? p.problem.plugin->id()
+                                         : fmt::format("command '{}'", p.problem.command.front());
+  std::string model = p.surrogate ? fmt::format("{} + {} + {}", p.surrogate->id(),
+                                                p.acquisition->id(), p.inner_solver.id())
+                                  : fmt::format("model-free, {}", p.inner_solver.id());
+  std::cout << fmt::format("{}: ok: {} on {}, {} evaluations ({} {} initial), seed {}\n", file,
+                           model, problem, p.budget, p.design_size, kernel::to_string(p.design),
+                           p.seed);
+  return kernel::kExitOk;
+}
+
+int cmd_plugins(const std::vector<std::string>& args, const Globals& g) {
+  po::options_description opts("arbo plugins [options]");
+  bool params = false, all = false;
+  opts.add_options()("help,h", "show this help")("params", po::bool_switch(&params),
+                                                 "show each component's parameters")(
+      "all", po::bool_switch(&all), "include advanced parameters");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kernel::kExitOk;
+  }
+  kernel::PluginRegistry registry = load_registry(g);
+  for (const kernel::ComponentEntry* e : registry.components()) {
+    std::cout << fmt::format("{:<32} {} {}  {}\n", e->id, e->plugin_name, e->plugin_version,
+                             e->info.summary);
+    if (!params && !all) continue;
+    std::cout << fmt::format("    library: {}\n", e->library_path);
+    const sdk::ParamSpecList& specs =
+        kernel::guarded_call(e->id, "params", [&]() -> const sdk::ParamSpecList& {
+          return e->info.params();
+        });
+    if (specs.empty()) std::cout << "    (no parameters)\n";
+    for (const auto& s : specs) {
+      if (s.advanced && !all) continue;
+      std::cout << fmt::format("    {} = {}  ({}{})\n        {}\n", s.name,
+                               sdk::to_string(s.default_value), s.domain(),
+                               s.advanced ? ", advanced" : "", s.description);
+    }
+  }
+  for (const auto& f : registry.failures()) {
+    std::cerr << fmt::format("arbo: warning: {}\n", f.message);
+  }
+  return kernel::kExitOk;
+}
+
+}  // namespace arbo::cli

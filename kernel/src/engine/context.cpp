@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "arbo/kernel/context.hpp"
+
+#include <limits>
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace arbo::kernel {
+
+KernelContext::KernelContext(std::string component_id, std::shared_ptr<spdlog::logger> logger,
+                             const std::atomic<bool>* interrupt)
+    : id_(std::move(component_id)), logger_(std::move(logger)), interrupt_(interrupt) {}
+
+void KernelContext::log(sdk::LogLevel level, std::string_view message) {
+  if (!logger_) return;
+  spdlog::level::level_enum l = spdlog::level::info;
+  switch (level) {
+    case sdk::LogLevel::Trace: l = spdlog::level::trace; break;
+    case sdk::LogLevel::Debug: l = spdlog::level::debug; break;
+    case sdk::LogLevel::Info: l = spdlog::level::info; break;
+    case sdk::LogLevel::Warn: l = spdlog::level::warn; break;
+    case sdk::LogLevel::Error: l = spdlog::level::err; break;
+  }
+  logger_->log(l, "[{}] {}", id_, message);
+}
+
+bool KernelContext::cancelled() const {
+  if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) return true;
+  return std::chrono::steady_clock::now() >= deadline_;
+}
+
+double KernelContext::seconds_left() const {
+  if (deadline_ == std::chrono::steady_clock::time_point::max()) {
+    return std::numeric_limits<double>::infinity();
+  }
+  return std::chrono::duration<double>(deadline_ - std::chrono::steady_clock::now()).count();
+}
+
+void KernelContext::reseed(std::uint64_t seed, std::uint64_t stream, std::uint64_t salt) {
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32),
+                    static_cast<std::uint32_t>(salt), static_cast<std::uint32_t>(salt >> 32)};
+  rng_.seed(seq);
+}
+
+void KernelContext::set_budget(double seconds) {
+  deadline_ = seconds > 0 ? std::chrono::steady_clock::now() +
+                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(seconds))
+                          : std::chrono::steady_clock::time_point::max();
+}
+
+std::shared_ptr<spdlog::logger> make_logger(const std::string& name, const std::string& file,
+                                            bool verbose) {
+  std::vector<spdlog::sink_ptr> sinks;
+  auto err = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  err->set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
+  err->set_pattern("arbo: %l: %v");
+  sinks.push_back(err);
+  if (!file.empty()) {
+    auto f = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file, false);
+    f->set_level(spdlog::level::info);
+    f->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
+    sinks.push_back(f);
+  }
+  auto logger = std::make_shared<spdlog::logger>(name, sinks.begin(), sinks.end());
+  logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);
+  logger->flush_on(spdlog::level::warn);
+  return logger;
+}
+
+}  // namespace arbo::kernel

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: MIT
+#include "arbo/kernel/study.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "arbo/kernel/context.hpp"
+#include "arbo/kernel/design.hpp"
+#include "arbo/kernel/errors.hpp"
+#include "arbo/kernel/guarded_call.hpp"
+#include "arbo/sdk/acquisition.hpp"
+#include "arbo/sdk/constraint.hpp"
+#include "arbo/sdk/error.hpp"
+#include "arbo/sdk/inner_solver.hpp"
+#include "arbo/sdk/problem.hpp"
+#include "arbo/sdk/surrogate.hpp"
+
+#ifndef ARBO_VERSION
+#define ARBO_VERSION "0.0.0"
+#endif
+
+namespace arbo::kernel {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const char* to_string(Termination t) noexcept {
+  switch (t) {
+    case Termination::BudgetReached: return "budget reached";
+    case Termination::TimeLimit: return "time limit reached";
+    case Termination::Interrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
+namespace {
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Salts that keep the random streams of the components apart.
+enum Salt : std::uint64_t {
+  kSaltSolver = 1,
+  kSaltAcquisition = 2,
+  kSaltConstraint = 3,
+  kSaltSurrogate = 100,  // + metric index
+};
+
+}  // namespace
+
+std::string params_to_json(const sdk::Space& space, const Eigen::VectorXd& x) {
+  const auto values = space.decode(x);
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (!std::is_same_v<T, std::monostate>) j[space[i].name] = v;
+        },
+        values[i]);
+  }
+  return j.dump();
+}
+
+ComponentLookup lookup_from(const PluginRegistry& registry) {
+  ComponentLookup lookup;
+  lookup.find = [&registry](sdk::Kind kind, std::string_view name) -> const sdk::ComponentInfo* {
+    const ComponentEntry* e = registry.find(kind, name);
+    return e ? &e->info : nullptr;
+  };
+  lookup.names = [&registry](sdk::Kind kind) { return registry.names(kind); };
+  return lookup;
+}
+
+struct Study::Impl {
+  fs::path dir;
+  StudyStore store;
+  Pipeline pipeline;
+  const PluginRegistry& registry;
+  std::shared_ptr<spdlog::logger> logger;
+  std::atomic<bool> never{false};
+  const std::atomic<bool>* interrupt = &never;
+
+  // Contexts are declared before the components so that they outlive them.
+  std::vector<std::unique_ptr<KernelContext>> contexts;
+  sdk::Space space;
+  std::vector<BlackBoxConstraint> constraints;
+  std::shared_ptr<sdk::Problem> problem;
+  std::vector<std::shared_ptr<sdk::Constraint>> known;
+  std::vector<std::string> known_ids;
+  std::vector<std::shared_ptr<sdk::Surrogate>> surrogates;  // objective, then each constraint
+  std::vector<KernelContext*> surrogate_contexts;
+  std::shared_ptr<sdk::Acquisition> acquisition;
+  KernelContext* acquisition_context = nullptr;
+  std::shared_ptr<sdk::InnerSolver> solver;
+  KernelContext* solver_context = nullptr;
+  std::vector<KernelContext*> known_contexts;
+  std::unique_ptr<Evaluator> evaluator;
+  std::string model_proposed_by;   // JSON of the model pipeline's component versions
+  std::string design_proposed_by;  // JSON naming the design
+
+  sdk::Dataset data;
+  std::vector<Eigen::VectorXd> design;
+  bool design_ready = false;
+  std::int64_t total = 0;  // observations of any status
+  std::int64_t failed = 0;
+  std::optional<double> best;  // user's direction
+  std::int64_t best_id = 0;
+
+  double plugin_seconds = 0.0;
+  double command_seconds = 0.0;
+
+  Impl(fs::path d, StudyStore s, Pipeline p, const PluginRegistry& r)
+      : dir(std::move(d)), store(std::move(s)), pipeline(std::move(p)), registry(r) {}
+
+  KernelContext& new_context(const std::string& id) {
+    contexts.push_back(std::make_unique<KernelContext>(id, logger, interrupt));
+    return *contexts.back();
+  }
+
+  const ComponentEntry& entry(const ComponentSpec& spec) const {
+    const ComponentEntry* e = registry.find(spec.kind, spec.name);
+    if (e == nullptr) {
+      throw ConfigError(fmt::format("component {} is not loaded (check --plugin-path)", spec.id()));
+    }
+    return *e;
+  }
+
+  template <class T>
+  std::shared_ptr<T> make(const ComponentSpec& spec, KernelContext& ctx) {
+    const sdk::CreateArgs args{ctx, spec.params, space};
+    auto obj = registry.create_as<T>(entry(spec), args);
+    if (!obj) throw PluginError(fmt::format("[{}] create() returned the wrong kind", spec.id()));
+    return obj;
+  }
+
+  void build_components(const fs::path& base_dir) {
+    if (pipeline.problem.plugin) {
+      const ComponentSpec& ps = *pipeline.problem.plugin;
+      KernelContext& ctx = new_context(ps.id());
+      problem = make<sdk::Problem>(ps, ctx);
+      space = guarded_call(ps.id(), "space", [&] { return problem->space(); });
+      for (const auto& name : guarded_call(ps.id(), "constraint_names",
+                                           [&] { return problem->constraint_names(); })) {
+        constraints.push_back(BlackBoxConstraint{name, 0.0, true});
+      }
+      const bool problem_max = guarded_call(ps.id(), "info", [&] { return problem->info(); }).maximize;
+      if (problem_max != pipeline.maximize) {
+        logger->warn("problem {} is naturally {}d but the study is set to {}", ps.id(),
+                     problem_max ? "maximize" : "minimize",
+                     pipeline.maximize ? "maximize" : "minimize");
+      }
+      evaluator = make_problem_evaluator(problem, ps.id(), ctx, pipeline.seed);
+    } else {
+      try {
+        space = sdk::Space(pipeline.problem.parameters);
+      } catch (const sdk::InvalidArgument& e) {
+        throw ConfigError(fmt::format("problem.parameters: {}", e.what()));
+      }
+      constraints = pipeline.black_box;
+      evaluator = make_command_evaluator(pipeline.problem, constraints, base_dir);
+    }
+    if (space.empty()) throw ConfigError("the problem's search space has no parameters");
+
+    for (std::size_t k = 0; k < pipeline.known_constraints.size(); ++k) {
+      const ComponentSpec& cs = pipeline.known_constraints[k];
+      KernelContext& ctx = new_context(cs.id());
+      known_contexts.push_back(&ctx);
+      known.push_back(make<sdk::Constraint>(cs, ctx));
+      known_ids.push_back(cs.id());
+    }
+    nlohmann::json by = nlohmann::json::object();
+    const auto version_of = [&](const ComponentSpec& s) {
+      const ComponentEntry& e = entry(s);
+      by[s.id()] = e.plugin_name + " " + e.plugin_version;
+    };
+    if (pipeline.surrogate) {
+      for (std::size_t m = 0; m <= constraints.size(); ++m) {
+        KernelContext& ctx = new_context(pipeline.surrogate->id());
+        surrogate_contexts.push_back(&ctx);
+        surrogates.push_back(make<sdk::Surrogate>(*pipeline.surrogate, ctx));
+      }
+      version_of(*pipeline.surrogate);
+    }
+    if (pipeline.acquisition) {
+      KernelContext& ctx = new_context(pipeline.acquisition->id());
+      acquisition_context = &ctx;
+      acquisition = make<sdk::Acquisition>(*pipeline.acquisition, ctx);
+      version_of(*pipeline.acquisition);
+    }
+    {
+      KernelContext& ctx = new_context(pipeline.inner_solver.id());
+      solver_context = &ctx;
+      solver = make<sdk::InnerSolver>(pipeline.inner_solver, ctx);
+      version_of(pipeline.inner_solver);
+    }
+    model_proposed_by = by.dump();
+    design_proposed_by =
+        nlohmann::json{{"design", to_string(pipeline.design)}}.dump();
+
+    std::vector<std::string> names;
+    for (const auto& c : constraints) names.push_back(c.name);
+    data.reset(space.size(), names);
+    data.maximize = pipeline.maximize;
+  }
+
+  double known_violation(const Eigen::VectorXd& x, std::string* which = nullptr) {
+    double worst = 0.0;
+    for (std::size_t k = 0; k < known.size(); ++k) {
+      const double v = guarded_call(known_ids[k], "violation", [&] { return known[k]->violation(x); });
+      if (v > worst) {
+        worst = v;
+        if (which) *which = known_ids[k];
+      }
+    }
+    return worst;
+  }
+
+  // Adds a finished observation to the in-memory dataset and the incumbent.
+  void absorb(const Observation& o) {
+    if (o.status == ObsStatus::Failed) {
+      data.append_failed(o.x);
+      ++failed;
+      return;
+    }
+    if (o.status != ObsStatus::Complete) return;
+    Eigen::VectorXd c(static_cast<Eigen::Index>(constraints.size()));
+    for (std::size_t k = 0; k < constraints.size(); ++k) {
+      c[static_cast<Eigen::Index>(k)] =
+          constraints[k].normalized(o.constraints[static_cast<Eigen::Index>(k)]);
+    }
+    data.append(o.x, pipeline.maximize ? -o.objective : o.objective, c);
+    if (o.feasible) {
+      const bool better = !best || (pipeline.maximize ? o.objective > *best : o.objective < *best);
+      if (better) {
+        best = o.objective;
+        best_id = o.id;
+      }
+    }
+  }
+
+  void load_observations(std::vector<Observation>& pending) {
+    for (auto& o : store.observations()) {
+      ++total;
+      if (o.status == ObsStatus::Pending) {
+        pending.push_back(std::move(o));
+      } else {
+        absorb(o);
+      }
+    }
+  }
+
+  const std::vector<Eigen::VectorXd>& initial_design() {
+    if (!design_ready) {
+      design = make_design(space, pipeline.design, static_cast<std::size_t>(pipeline.design_size),
+                           pipeline.seed, [&](const Eigen::VectorXd& x) {
+                             return known_violation(x) <= 0.0;
+                           });
+      design_ready = true;
+      if (design.size() < static_cast<std::size_t>(pipeline.design_size)) {
+        logger->warn("only {} of {} initial design points satisfy the known constraints; the "
+                     "inner solver proposes the rest",
+                     design.size(), pipeline.design_size);
+      }
+    }
+    return design;
+  }
+
+  // Fills x, origin and proposed_by for observation number `k` (0-based).
+  void propose(std::int64_t k, Observation& obs) {
+    const auto uk = static_cast<std::uint64_t>(k);
+    const auto& d = initial_design();
+    if (k < pipeline.design_size && static_cast<std::size_t>(k) < d.size()) {
+      obs.x = d[static_cast<std::size_t>(k)];
+      obs.proposed_by_json = design_proposed_by;
+      return;
+    }
+    const bool use_model = acquisition && data.size() > 0 && k >= pipeline.design_size;
+    if (use_model) {
+      const auto t0 = Clock::now();
+      for (std::size_t m = 0; m < surrogates.size(); ++m) {
+        sdk::Metric metric;
+        metric.index = m == 0 ? sdk::Metric::kObjective : static_cast<int>(m - 1);
+        metric.name = m == 0 ? "objective" : constraints[m - 1].name;
+        surrogate_contexts[m]->reseed(pipeline.seed, uk, kSaltSurrogate + m);
+        guarded_call(pipeline.surrogate->id(), "fit", [&] { surrogates[m]->fit(data, metric); });
+      }
+      sdk::AcquisitionInputs in{data, surrogates.empty() ? nullptr : surrogates[0].get(), {},
+                                data.incumbent()};
+      for (std::size_t m = 1; m < surrogates.size(); ++m) in.constraints.push_back(surrogates[m].get());
+      acquisition_context->reseed(pipeline.seed, uk, kSaltAcquisition);
+      guarded_call(pipeline.acquisition->id(), "bind", [&] { acquisition->bind(in); });
+      plugin_seconds += seconds_since(t0);
+    }
+    std::vector<const sdk::Constraint*> cons;
+    for (const auto& c : known) cons.push_back(c.get());
+    const sdk::SolveRequest request{use_model ? acquisition.get() : nullptr, space, cons, data};
+    solver_context->reseed(pipeline.seed, uk, kSaltSolver);
+    for (auto* kc : known_contexts) kc->reseed(pipeline.seed, uk, kSaltConstraint);
+    const auto t0 = Clock::now();
+    sdk::Proposal p = guarded_call(pipeline.inner_solver.id(), "maximize",
+                                   [&] { return solver->maximize(request); });
+    plugin_seconds += seconds_since(t0);
+    if (!p.found) {
+      throw InfeasibleError(fmt::format(
+          "{} found no point satisfying the known constraints{}{}", pipeline.inner_solver.id(),
+          known_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(known_ids, ", ")) + ")",
+          p.note.empty() ? "" : ": " + p.note));
+    }
+    if (p.x.size() != static_cast<Eigen::Index>(space.size()) || p.x.hasNaN()) {
+      throw PluginError(fmt::format("[{}] maximize() returned a point of length {} (space has {}) "
+                                    "or with NaN",
+                                    pipeline.inner_solver.id(), p.x.size(), space.size()));
+    }
+    space.snap(p.x);
+    std::string which;
+    const double v = known_violation(p.x, &which);
+    if (v > 1e-6) {
+      throw PluginError(fmt::format("[{}] maximize() returned a point violating {} by {}: {}",
+                                    pipeline.inner_solver.id(), which, v, space.describe(p.x)));
+    }
+    obs.x = std::move(p.x);
+    obs.proposed_by_json = use_model || !acquisition ? model_proposed_by : design_proposed_by;
+  }
+
+  Observation propose_and_record(const std::string& origin) {
+    Observation obs;
+    const auto t0 = Clock::now();
+    propose(total, obs);
+    obs.origin = origin == "auto" ? (obs.proposed_by_json == design_proposed_by ? "design" : "model")
+                                  : origin;
+    obs.params_json = params_to_json(space, obs.x);
+    obs.propose_seconds = seconds_since(t0);
+    obs.created_at = unix_now();
+    obs.id = store.add_pending(obs);
+    ++total;
+    return obs;
+  }
+
+  void evaluate_and_record(Observation& obs) {
+    const auto t0 = Clock::now();
+    EvalOutcome out = evaluator->evaluate(obs.id, obs.x, obs.params_json);
+    obs.eval_seconds = seconds_since(t0);
+    if (problem) {
+      plugin_seconds += obs.eval_seconds;
+    } else {
+      command_seconds += obs.eval_seconds;
+    }
+    record(obs, out);
+  }
+
+  void record(Observation& obs, const EvalOutcome& out) {
+    obs.finished_at = unix_now();
+    if (out.ok) {
+      if (out.constraints.size() != static_cast<Eigen::Index>(constraints.size())) {
+        throw PluginError(fmt::format("evaluation returned {} constraint values, study has {}",
+                                      out.constraints.size(), constraints.size()));
+      }
+      bool feasible = true;
+      for (std::size_t k = 0; k < constraints.size(); ++k) {
+        feasible = feasible &&
+                   constraints[k].normalized(out.constraints[static_cast<Eigen::Index>(k)]) <= 0.0;
+      }
+      store.complete(obs.id, out.objective, out.constraints, feasible, obs.eval_seconds);
+      obs.status = ObsStatus::Complete;
+      obs.objective = out.objective;
+      obs.constraints = out.constraints;
+      obs.feasible = feasible;
+    } else {
+      store.fail(obs.id, out.reason, obs.eval_seconds);
+      obs.status = ObsStatus::Failed;
+      obs.reason = out.reason;
+      logger->warn("observation {} failed: {}", obs.id, out.reason);
+    }
+    absorb(obs);
+  }
+};
+
+Study::Study(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Study::~Study() = default;
+
+std::unique_ptr<Study> Study::create(const fs::path& dir, Pipeline pipeline,
+                                     const std::string& source_text,
+                                     const PluginRegistry& registry, bool verbose) {
+  if (StudyStore::exists(dir)) {
+    throw StudyError(fmt::format("{} already holds a study; use --resume to continue it or "
+                                 "choose another --study directory",
+                                 dir.string()));
+  }
+  // Resolve the command's working directory now, so the stored pipeline runs from anywhere.
+  if (!pipeline.problem.plugin) {
+    fs::path base = pipeline.source_path.empty()
+                        ? fs::current_path()
+                        : fs::absolute(fs::path(pipeline.source_path)).parent_path();
+    fs::path wd = pipeline.problem.working_directory.empty()
+                      ? base
+                      : fs::path(pipeline.problem.working_directory);
+    if (wd.is_relative()) wd = base / wd;
+    pipeline.problem.working_directory = wd.lexically_normal().string();
+  }
+  fs::create_directories(dir);
+  StudyLock lock(dir);
+  auto impl = std::make_unique<Impl>(dir, StudyStore::create(dir), std::move(pipeline), registry);
+  impl->logger = make_logger("arbo", (dir / "arbo.log").string(), verbose);
+  try {
+    impl->build_components(dir);
+  } catch (...) {
+    // A study whose components cannot be built must not be left half-created.
+    impl.reset();
+    std::error_code ec;
+    fs::remove(dir / "study.db", ec);
+    fs::remove(dir / "study.db-wal", ec);
+    fs::remove(dir / "study.db-shm", ec);
+    throw;
+  }
+  auto& store = impl->store;
+  store.set_meta("pipeline", to_toml(impl->pipeline));
+  store.set_meta("source", source_text);
+  store.set_meta("source_path", impl->pipeline.source_path);
+  store.set_meta("arbo_version", ARBO_VERSION);
+  store.set_meta("created_at", fmt::format("{}", unix_now()));
+  // Plain copies of what `show` and `export` need, so they work without loading any plugin.
+  store.set_meta("name", impl->pipeline.name);
+  store.set_meta("direction", impl->pipeline.maximize ? "maximize" : "minimize");
+  store.set_meta("budget", std::to_string(impl->pipeline.budget));
+  nlohmann::json pnames = nlohmann::json::array();
+  for (const auto& p : impl->space.parameters()) pnames.push_back(p.name);
+  store.set_meta("parameter_names", pnames.dump());
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& c : impl->constraints) names.push_back(c.name);
+  store.set_meta("constraint_names", names.dump());
+  impl->logger->info("created study {} ({} evaluations, seed {})", dir.string(),
+                     impl->pipeline.budget, impl->pipeline.seed);
+  return std::unique_ptr<Study>(new Study(std::move(impl)));
+}
+
+std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& registry,
+                                   bool verbose) {
+  StudyStore store = StudyStore::open(dir);
+  const auto text = store.meta("pipeline");
+  if (!text) throw StudyError(fmt::format("{}: the study has no stored pipeline", dir.string()));
+  Pipeline pipeline = parse_pipeline(*text, (dir / "study.db").string() + " [stored pipeline]",
+                                     {}, lookup_from(registry));
+  pipeline.source_path = store.meta("source_path").value_or("");
+  auto impl = std::make_unique<Impl>(dir, std::move(store), std::move(pipeline), registry);
+  impl->logger = make_logger("arbo", (dir / "arbo.log").string(), verbose);
+  impl->build_components(dir);
+  std::vector<Observation> pending;
+  impl->load_observations(pending);
+  return std::unique_ptr<Study>(new Study(std::move(impl)));
+}
+
+RunSummary Study::run(const RunOptions& options) {
+  Impl& s = *impl_;
+  StudyLock lock(s.dir);
+  if (options.interrupt) s.interrupt = options.interrupt;
+  RunSummary summary;
+  const auto t0 = Clock::now();
+  s.plugin_seconds = 0.0;
+  s.command_seconds = 0.0;
+  const double limit = s.pipeline.time_limit_seconds;
+
+  const auto report = [&](const Observation& o) {
+    ++summary.evaluations;
+    if (options.on_progress) {
+      ProgressEvent ev;
+      ev.observation = &o;
+      ev.done = s.total - s.store.count(ObsStatus::Pending);
+      ev.budget = s.pipeline.budget;
+      ev.best = s.best;
+      ev.elapsed_seconds = seconds_since(t0);
+      options.on_progress(ev);
+    }
+  };
+
+  // Evaluations that a killed run (or an unanswered `ask`) left pending are re-run first.
+  for (auto& o : s.store.observations()) {
+    if (o.status != ObsStatus::Pending) continue;
+    s.logger->info("re-running pending observation {}", o.id);
+    s.evaluate_and_record(o);
+    report(o);
+  }
+
+  summary.termination = Termination::BudgetReached;
+  while (s.total < s.pipeline.budget) {
+    if (s.interrupt->load()) {
+      summary.termination = Termination::Interrupted;
+      break;
+    }
+    if (limit > 0 && seconds_since(t0) >= limit) {
+      summary.termination = Termination::TimeLimit;
+      break;
+    }
+    if (limit > 0) s.solver_context->set_budget(limit - seconds_since(t0));
+    Observation obs = s.propose_and_record("auto");
+    s.evaluate_and_record(obs);
+    report(obs);
+  }
+  summary.wall_seconds = seconds_since(t0);
+  summary.plugin_seconds = s.plugin_seconds;
+  summary.command_seconds = s.command_seconds;
+  summary.total = s.total;
+  summary.failed = s.failed;
+  summary.best = s.best;
+  s.logger->info("run ended: {} after {} evaluations ({:.3f} s)", to_string(summary.termination),
+                 summary.evaluations, summary.wall_seconds);
+  s.logger->flush();
+  return summary;
+}
+
+Observation Study::ask() {
+  StudyLock lock(impl_->dir);
+  return impl_->propose_and_record("ask");
+}
+
+void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
+  StudyLock lock(impl_->dir);
+  auto obs = impl_->store.observation(id);
+  if (!obs) throw StudyError(fmt::format("observation {} does not exist", id));
+  if (obs->status != ObsStatus::Pending) {
+    throw StudyError(fmt::format("observation {} is not pending (status {})", id,
+                                 kernel::to_string(obs->status)));
+  }
+  impl_->record(*obs, outcome);
+}
+
+EvalOutcome Study::outcome_from_json(const std::string& json_text) const {
+  return parse_command_output(json_text, impl_->constraints);
+}
+
+void Study::set_limits(std::int64_t budget, double time_limit_seconds) {
+  Impl& s = *impl_;
+  if (budget < s.total) {
+    throw ConfigError(fmt::format("study.budget = {} is below the {} observations the study "
+                                  "already has",
+                                  budget, s.total));
+  }
+  if (budget == s.pipeline.budget && time_limit_seconds == s.pipeline.time_limit_seconds) return;
+  s.pipeline.budget = budget;
+  s.pipeline.time_limit_seconds = time_limit_seconds;
+  s.store.set_meta("pipeline", to_toml(s.pipeline));
+  s.store.set_meta("budget", std::to_string(budget));
+}
+
+const Pipeline& Study::pipeline() const noexcept { return impl_->pipeline; }
+const sdk::Space& Study::space() const noexcept { return impl_->space; }
+StudyStore& Study::store() noexcept { return impl_->store; }
+const sdk::Dataset& Study::dataset() const noexcept { return impl_->data; }
+const std::vector<BlackBoxConstraint>& Study::constraints() const noexcept {
+  return impl_->constraints;
+}
+
+std::optional<Observation> Study::best() const {
+  if (!impl_->best) return std::nullopt;
+  return impl_->store.observation(impl_->best_id);
+}
+
+}  // namespace arbo::kernel

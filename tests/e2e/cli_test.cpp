@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: MIT
+// End-to-end tests of the `arbo` CLI with real plugin libraries and real study directories.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("arbo_e2e_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  // Runs `arbo <args>` in the test's directory with the test plugins on the path.
+  CliResult arbo(const std::string& args) {
+    const std::string cmd = "cd '" + dir_.string() + "' && ARBO_PLUGIN_PATH='" +
+                            std::string(ARBO_FAULTY_PLUGIN_DIR) + "' '" + ARBO_CLI + "' " + args +
+                            " >out.txt 2>err.txt </dev/null";
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(dir_ / "out.txt");
+    r.err = slurp(dir_ / "err.txt");
+    return r;
+  }
+
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+
+  json export_json(const std::string& study) {
+    const CliResult r = arbo("export " + study + " --format json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out);
+  }
+
+  // Starts `arbo <args>` in the background; returns its pid.
+  pid_t spawn(const std::vector<std::string>& args) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (chdir(dir_.c_str()) != 0) _exit(127);
+      setenv("ARBO_PLUGIN_PATH", ARBO_FAULTY_PLUGIN_DIR, 1);
+      FILE* f = freopen("bg_out.txt", "w", stdout);
+      FILE* g = freopen("bg_err.txt", "w", stderr);
+      (void)f;
+      (void)g;
+      std::vector<char*> argv{const_cast<char*>(ARBO_CLI)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(ARBO_CLI, argv.data());
+      _exit(127);
+    }
+    return pid;
+  }
+
+  fs::path dir_;
+};
+
+const char* kSlowObjective = R"(import json, sys, time
+p = json.load(sys.stdin)["params"]
+time.sleep(0.03)
+print(json.dumps({"objective": (p["x"] - 0.3) ** 2 + p["n"]}))
+)";
+
+const char* kSlowPipeline = R"(
+[study]
+seed = 5
+budget = 40
+[problem]
+command = ["python3", "slow.py"]
+[[problem.parameters]]
+name = "x"
+type = "real"
+low = 0.0
+high = 1.0
+[[problem.parameters]]
+name = "n"
+type = "integer"
+low = 0
+high = 3
+[initial_design]
+method = "lhs"
+size = 6
+[inner_solver]
+plugin = "random"
+)";
+
+TEST_F(Cli, QuickstartRunsThroughRealPlugins) {
+  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR + "/configs/quickstart.toml --study qs");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("budget reached"), std::string::npos) << r.out;
+  const json obs = export_json("qs");
+  ASSERT_EQ(obs.size(), 60u);
+  double best = 1e300;
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    EXPECT_EQ(obs[i]["id"], i + 1);
+    EXPECT_EQ(obs[i]["status"], "complete");
+    EXPECT_EQ(obs[i]["origin"], i < 8 ? "design" : "model");
+    if (obs[i]["feasible"]) best = std::min(best, obs[i]["objective"].get<double>());
+  }
+  EXPECT_NE(obs[10]["proposed_by"].dump().find("inner_solver/random"), std::string::npos);
+  // Random search on constrained Branin: a feasible point was found, never below f*.
+  EXPECT_GE(best, 0.397887 - 1e-6);
+  EXPECT_LT(best, 10.0);
+  const CliResult show = arbo("show qs");
+  EXPECT_EQ(show.code, 0);
+  EXPECT_NE(show.out.find("observations: 60 (60 complete"), std::string::npos) << show.out;
+  const CliResult csv = arbo("export qs --format csv");
+  EXPECT_EQ(csv.code, 0);
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 61);
+  EXPECT_EQ(csv.out.rfind("id,status,origin,x1,x2,objective,feasible,", 0), 0u) << csv.out.substr(0, 200);
+}
+
+TEST_F(Cli, ExternalCommandFailuresAreRecordedAndTheStudyGoesOn) {
+  write("obj.py", R"(import json, sys, time, math
+d = json.load(sys.stdin)
+i, x = d["id"], d["params"]["x"]
+if i % 6 == 1: sys.exit(2)
+if i % 6 == 2: time.sleep(30)
+if i % 6 == 3: print("Traceback (most recent call last): garbage")
+elif i % 6 == 4: print(json.dumps({"objective": float("nan")}))
+else: print(json.dumps({"objective": x * x, "constraints": {"c": x}}))
+)");
+  write("p.toml", R"([study]
+budget = 12
+[problem]
+command = ["python3", "obj.py"]
+timeout = 1.0
+[[problem.parameters]]
+name = "x"
+type = "real"
+low = -1.0
+high = 1.0
+[[black_box_constraints]]
+name = "c"
+sense = "<="
+threshold = 0.5
+[initial_design]
+size = 4
+[inner_solver]
+plugin = "random"
+)");
+  const CliResult r = arbo("run p.toml --study s");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 12u);
+  for (const auto& o : obs) {
+    const int id = o["id"];
+    const std::string reason = o.value("reason", "");
+    switch (id % 6) {
+      case 1: EXPECT_NE(reason.find("exited with status 2"), std::string::npos) << reason; break;
+      case 2: EXPECT_NE(reason.find("timed out"), std::string::npos) << reason; break;
+      case 3: EXPECT_NE(reason.find("not valid JSON"), std::string::npos) << reason; break;
+      case 4: EXPECT_NE(reason.find("NaN"), std::string::npos) << reason; break;
+      default:
+        ASSERT_EQ(o["status"], "complete") << o.dump();
+        EXPECT_EQ(o["feasible"], o["params"]["x"].get<double>() <= 0.5);
+        EXPECT_DOUBLE_EQ(o["objective"].get<double>(),
+                         o["params"]["x"].get<double>() * o["params"]["x"].get<double>());
+    }
+    if (id % 6 >= 1 && id % 6 <= 4) EXPECT_EQ(o["status"], "failed");
+  }
+}
+
+
+TEST_F(Cli, KillNineAndResumeLosesNothing) {
+  write("slow.py", kSlowObjective);
+  write("p.toml", kSlowPipeline);
+  const pid_t pid = spawn({"run", "p.toml", "--study", "killed"});
+  // Wait until some observations are stored, then kill without warning.
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const CliResult r = arbo("export killed --format csv");
+    if (r.code == 0 && std::count(r.out.begin(), r.out.end(), '\n') > 15) break;
+  }
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const json partial = export_json("killed");
+  ASSERT_GT(partial.size(), 10u);
+  ASSERT_LT(partial.size(), 40u) << "the run finished before it was killed";
+
+  const CliResult resumed = arbo("run --resume --study killed");
+  ASSERT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  const CliResult fresh = arbo("run p.toml --study fresh");
+  ASSERT_EQ(fresh.code, 0) << fresh.err;
+
+  const json a = export_json("killed"), b = export_json("fresh");
+  ASSERT_EQ(a.size(), 40u);
+  ASSERT_EQ(b.size(), 40u);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i]["id"], i + 1);
+    EXPECT_EQ(a[i]["status"], "complete") << a[i].dump();
+    // Same seed, same proposals: the interruption changed nothing.
+    EXPECT_EQ(a[i]["params"], b[i]["params"]) << "observation " << i + 1;
+    EXPECT_EQ(a[i]["objective"], b[i]["objective"]);
+  }
+}
+
+TEST_F(Cli, InterruptStopsCleanlyAndResumeFinishes) {
+  write("slow.py", kSlowObjective);
+  write("p.toml", kSlowPipeline);
+  const pid_t pid = spawn({"run", "p.toml", "--study", "s"});
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const CliResult r = arbo("export s --format csv");
+    if (r.code == 0 && std::count(r.out.begin(), r.out.end(), '\n') > 5) break;
+  }
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(dir_ / "bg_err.txt");
+  EXPECT_NE(slurp(dir_ / "bg_out.txt").find("arbo run --resume --study s"), std::string::npos);
+  const json partial = export_json("s");
+  for (const auto& o : partial) EXPECT_EQ(o["status"], "complete");
+  const CliResult r = arbo("run --resume --study s");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(export_json("s").size(), 40u);
+}
+
+TEST_F(Cli, ResumeCanExtendTheBudget) {
+  write("slow.py", kSlowObjective);
+  write("p.toml", kSlowPipeline);
+  ASSERT_EQ(arbo("run p.toml --study s --set study.budget=8").code, 0);
+  CliResult r = arbo("run --resume --study s --set study.budget=12");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(export_json("s").size(), 12u);
+  r = arbo("run p.toml --resume --study s --set study.seed=9 --set study.budget=12");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("does not match the pipeline stored"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, PluginExceptionNamesPluginAndMethodAndKeepsTheStudy) {
+  write("p.toml", R"([study]
+budget = 10
+[problem]
+plugin = "faulty"
+[initial_design]
+size = 2
+[inner_solver]
+plugin = "throwing"
+throw_on_call = 3
+)");
+  const CliResult r = arbo("run p.toml --study s");
+  EXPECT_EQ(r.code, 4) << r.out << r.err;
+  EXPECT_NE(r.err.find("[inner_solver/throwing] maximize() failed: simulated solver failure"),
+            std::string::npos)
+      << r.err;
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 4u);  // 2 design points + 2 successful solver calls
+  for (const auto& o : obs) EXPECT_EQ(o["status"], "complete");
+}
+
+TEST_F(Cli, ProblemThatThrowsOrReturnsNaNGivesFailedObservations) {
+  write("p.toml", R"([study]
+budget = 12
+[problem]
+plugin = "faulty"
+throw_every = 3
+nan_every = 4
+[inner_solver]
+plugin = "random"
+)");
+  const CliResult r = arbo("run p.toml --study s");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 12u);
+  for (const auto& o : obs) {
+    const int id = o["id"];
+    if (id % 3 == 0) {
+      EXPECT_NE(o.value("reason", "").find("[problem/faulty] evaluate() failed: simulated objective crash"),
+                std::string::npos) << o.dump();
+    } else if (id % 4 == 0) {
+      EXPECT_NE(o.value("reason", "").find("non-finite objective"), std::string::npos) << o.dump();
+    } else {
+      EXPECT_EQ(o["status"], "complete");
+    }
+  }
+}
+
+TEST_F(Cli, InfeasibleKnownConstraintsExitSixWithAnIntactStudy) {
+  write("p.toml", R"([study]
+budget = 5
+[problem]
+plugin = "faulty"
+[[known_constraints]]
+plugin = "never"
+[inner_solver]
+plugin = "random"
+max_tries = 2000
+)");
+  const CliResult r = arbo("run p.toml --study s");
+  EXPECT_EQ(r.code, 6) << r.out << r.err;
+  EXPECT_NE(r.err.find("no point satisfying the known constraints"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("constraint/never"), std::string::npos) << r.err;
+  EXPECT_EQ(export_json("s").size(), 0u);
+}
+
+TEST_F(Cli, AskAndTell) {
+  write("p.toml", R"([problem]
+command = ["false"]
+[[problem.parameters]]
+name = "lr"
+type = "real"
+low = 0.001
+high = 0.1
+log = true
+[[problem.parameters]]
+name = "opt"
+type = "categorical"
+choices = ["adam", "sgd"]
+[[black_box_constraints]]
+name = "mem"
+sense = "<="
+threshold = 8.0
+[inner_solver]
+plugin = "random"
+)");
+  ASSERT_EQ(arbo("init p.toml --study s").code, 0);
+  CliResult r = arbo("ask s");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json a = json::parse(r.out);
+  EXPECT_EQ(a["id"], 1);
+  EXPECT_TRUE(a["params"]["opt"] == "adam" || a["params"]["opt"] == "sgd");
+  r = arbo("tell s 1 --objective 0.25 --constraint mem=3.5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = arbo("ask s");
+  ASSERT_EQ(json::parse(r.out)["id"], 2);
+  EXPECT_EQ(arbo("tell s 2 --failed 'out of memory'").code, 0);
+  r = arbo("tell s 2 --objective 1");
+  EXPECT_EQ(r.code, 5);
+  EXPECT_NE(r.err.find("not pending"), std::string::npos) << r.err;
+  r = arbo("tell s 1 --objective 1 --constraint nope=1");
+  EXPECT_NE(r.code, 0);
+  r = arbo("tell s 3 --objective 1");
+  EXPECT_EQ(r.code, 5);
+  ASSERT_EQ(arbo("ask s").code, 0);
+  EXPECT_EQ(arbo("tell s 3 --json '{\"objective\": 2, \"constraints\": {\"mem\": 9}}'").code, 0);
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 3u);
+  EXPECT_EQ(obs[0]["status"], "complete");
+  EXPECT_EQ(obs[0]["feasible"], true);
+  EXPECT_EQ(obs[1]["reason"], "out of memory");
+  EXPECT_EQ(obs[2]["feasible"], false);
+  EXPECT_EQ(obs[0]["origin"], "ask");
+}
+
+TEST_F(Cli, BadInputGivesClearErrorsAndExitCodes) {
+  write("syntax.toml", "[study]\nbudget = = 3\n");
+  CliResult r = arbo("run syntax.toml");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("syntax.toml"), std::string::npos) << r.err;
+
+  write("typo.toml", "[problem]\nplugin = \"branin\"\n[inner_solver]\nplugin = \"randon\"\n");
+  r = arbo("check typo.toml");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("typo.toml"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'random'"), std::string::npos) << r.err;
+
+  write("ok.toml", "[study]\nbudget = 3\n[problem]\nplugin = \"branin\"\n[inner_solver]\nplugin = \"random\"\n");
+  r = arbo("check ok.toml");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ok"), std::string::npos);
+  ASSERT_EQ(arbo("run ok.toml --study s").code, 0);
+  r = arbo("run ok.toml --study s");
+  EXPECT_EQ(r.code, 5);
+  EXPECT_NE(r.err.find("already holds a study"), std::string::npos) << r.err;
+  r = arbo("run --resume --study missing");
+  EXPECT_EQ(r.code, 5);
+  r = arbo("show missing");
+  EXPECT_EQ(r.code, 5);
+  r = arbo("frobnicate");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown command"), std::string::npos);
+  r = arbo("run ok.toml --bogus");
+  EXPECT_EQ(r.code, 2);
+  r = arbo("run nonexistent.toml");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("nonexistent.toml"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, BrokenPluginsAreReportedAndTheRestStillWork) {
+  const std::string abi_dir = std::string(ARBO_TEST_PLUGIN_DIR) + "/abi";
+  if (!fs::exists(abi_dir)) GTEST_SKIP() << "broken-plugin corpus not built";
+  write("ok.toml", "[study]\nbudget = 3\n[problem]\nplugin = \"branin\"\n[inner_solver]\nplugin = \"random\"\n");
+  const CliResult r = arbo("--plugin-path " + abi_dir + " run ok.toml --study s");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("ABI version mismatch"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(".so"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, PluginsListsComponentsWithParameterDocs) {
+  const CliResult r = arbo("plugins --params");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* id : {"inner_solver/random", "problem/branin", "problem/branin_constrained",
+                         "problem/hartmann6", "inner_solver/throwing"}) {
+    EXPECT_NE(r.out.find(id), std::string::npos) << id << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("max_tries"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("noise"), std::string::npos) << r.out;
+}
+
+}  // namespace

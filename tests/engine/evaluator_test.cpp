@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "arbo/kernel/evaluator.hpp"
+
+namespace arbo::kernel {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<BlackBoxConstraint> kTwo{{"mem", 16.0, true}, {"acc", 0.9, false}};
+
+TEST(ParseCommandOutput, AcceptsNumbersObjectsAndArrays) {
+  auto o = parse_command_output("  1.5\n", {});
+  ASSERT_TRUE(o.ok) << o.reason;
+  EXPECT_EQ(o.objective, 1.5);
+  o = parse_command_output(R"({"objective": -2, "constraints": {"acc": 0.95, "mem": 3}})", kTwo);
+  ASSERT_TRUE(o.ok) << o.reason;
+  EXPECT_EQ(o.objective, -2);
+  EXPECT_EQ(o.constraints[0], 3);
+  EXPECT_EQ(o.constraints[1], 0.95);
+  o = parse_command_output(R"({"objective": 4, "constraints": [1, 2]})", kTwo);
+  ASSERT_TRUE(o.ok) << o.reason;
+  EXPECT_EQ(o.constraints[1], 2);
+  // Logging before the result line is tolerated.
+  o = parse_command_output("epoch 1 loss 3\nepoch 2 loss 2\n{\"objective\": 2}\n", {});
+  ASSERT_TRUE(o.ok) << o.reason;
+  EXPECT_EQ(o.objective, 2);
+}
+
+TEST(ParseCommandOutput, RejectsGarbageNaNAndMissingValues) {
+  struct Case {
+    std::string text;
+    std::vector<BlackBoxConstraint> cons;
+    std::string reason_part;
+  };
+  const std::vector<Case> cases{
+      {"", {}, "printed nothing"},
+      {"hello world", {}, "not valid JSON"},
+      {"NaN", {}, "NaN or infinite"},
+      {R"({"objective": NaN})", {}, "NaN or infinite"},
+      {R"({"objective": -Infinity})", {}, "NaN or infinite"},
+      {R"({"objective": "high"})", {}, "not a number"},
+      {R"({"value": 3})", {}, "no \"objective\""},
+      {R"({"error": "diverged"})", {}, "diverged"},
+      {R"([1, 2])", {}, "neither a number nor an object"},
+      {"3.0", kTwo, "bare number"},
+      {R"({"objective": 1})", kTwo, "no \"constraints\""},
+      {R"({"objective": 1, "constraints": {"mem": 1}})", kTwo, "'acc' is missing"},
+      {R"({"objective": 1, "constraints": {"mem": 1, "acc": NaN}})", kTwo, "'acc' is not a finite"},
+      {R"({"objective": 1, "constraints": [1]})", kTwo, "array of 2"},
+  };
+  for (const auto& c : cases) {
+    const auto o = parse_command_output(c.text, c.cons);
+    EXPECT_FALSE(o.ok) << c.text;
+    EXPECT_NE(o.reason.find(c.reason_part), std::string::npos)
+        << "output '" << c.text << "' gave reason '" << o.reason << "'";
+  }
+}
+
+class CommandEvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("arbo_eval_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  EvalOutcome run(const std::string& script, double timeout = 10.0,
+                  std::vector<BlackBoxConstraint> cons = {}) {
+    std::ofstream(dir_ / "obj.sh") << script;
+    ProblemSpec spec;
+    spec.command = {"/bin/sh", "obj.sh"};
+    spec.timeout_seconds = timeout;
+    auto ev = make_command_evaluator(spec, std::move(cons), dir_);
+    return ev->evaluate(7, Eigen::VectorXd::Zero(1), R"({"x": 0.25})");
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CommandEvaluatorTest, PassesThePointAndReadsTheResult) {
+  // The script echoes back what it read so the test sees the exact input protocol.
+  const auto o = run("read line\n"
+                     "case \"$line\" in *'\"id\": 7'*'\"x\": 0.25'*) echo 42.5;; *) echo bad;; esac\n");
+  ASSERT_TRUE(o.ok) << o.reason;
+  EXPECT_EQ(o.objective, 42.5);
+}
+
+TEST_F(CommandEvaluatorTest, CrashIsAFailureWithStderr) {
+  const auto o = run("echo 'Traceback: boom' >&2\nexit 3\n");
+  EXPECT_FALSE(o.ok);
+  EXPECT_NE(o.reason.find("exited with status 3"), std::string::npos) << o.reason;
+  EXPECT_NE(o.reason.find("Traceback: boom"), std::string::npos) << o.reason;
+}
+
+TEST_F(CommandEvaluatorTest, SignalIsAFailure) {
+  const auto o = run("kill -SEGV $$\n");
+  EXPECT_FALSE(o.ok);
+  EXPECT_NE(o.reason.find("signal 11"), std::string::npos) << o.reason;
+}
+
+TEST_F(CommandEvaluatorTest, HangIsKilledAtTheTimeoutWithItsChildren) {
+  // The background sleep holds stdout open: the whole process group must be killed.
+  const auto o = run("sleep 30 &\nsleep 30\n", 0.5);
+  EXPECT_FALSE(o.ok);
+  EXPECT_NE(o.reason.find("timed out after 0.5 s"), std::string::npos) << o.reason;
+}
+
+TEST_F(CommandEvaluatorTest, GarbageAndNaNAreFailures) {
+  auto o = run("echo 'segmentation fault (core dumped)'\n");
+  EXPECT_FALSE(o.ok);
+  EXPECT_NE(o.reason.find("not valid JSON"), std::string::npos) << o.reason;
+  o = run("echo '{\"objective\": NaN}'\n");
+  EXPECT_FALSE(o.ok);
+  EXPECT_NE(o.reason.find("NaN"), std::string::npos) << o.reason;
+}
+
+TEST_F(CommandEvaluatorTest, CommandThatIgnoresStdinAndPrintsALot) {
+  // 2 MB of output before the result, without reading stdin: no deadlock, no SIGPIPE.
+  const auto o = run("head -c 2000000 /dev/zero | tr '\\0' 'x'\necho\necho 1.25\n");
+  ASSERT_TRUE(o.ok) << o.reason;
+  EXPECT_EQ(o.objective, 1.25);
+}
+
+TEST(CommandEvaluator, MissingExecutableIsAFailureNamingIt) {
+  ProblemSpec spec;
+  spec.command = {"/nonexistent/arbo-objective"};
+  auto ev = make_command_evaluator(spec, {}, fs::temp_directory_path());
+  const auto o = ev->evaluate(1, Eigen::VectorXd::Zero(1), "{}");
+  EXPECT_FALSE(o.ok);
+  EXPECT_NE(o.reason.find("/nonexistent/arbo-objective"), std::string::npos) << o.reason;
+}
+
+}  // namespace
+}  // namespace arbo::kernel
