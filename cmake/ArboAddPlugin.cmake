@@ -27,7 +27,13 @@ function(arbo_add_plugin target)
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIR})
-  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--exclude-libs,ALL)
+  # Only the entry alias is exported. Header-only dependencies (Boost.System through
+  # Boost.DLL's alias header) otherwise leak default-visibility symbols into the dynamic table.
+  set(_arbo_vs ${CMAKE_CURRENT_BINARY_DIR}/${target}_exports.map)
+  file(WRITE ${_arbo_vs} "{ global: arbo_plugin_entry_v1; local: *; };\n")
+  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--exclude-libs,ALL
+                      -Wl,--version-script=${_arbo_vs})
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${_arbo_vs})
   if(NOT ARG_NO_INSTALL AND ARBO_PLUGIN_INSTALL_DIR)
     install(TARGETS ${target} LIBRARY DESTINATION ${ARBO_PLUGIN_INSTALL_DIR})
   endif()
