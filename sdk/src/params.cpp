@@ -26,7 +26,12 @@ std::string to_string(const ParamValue& value) {
   struct Visitor {
     std::string operator()(bool b) const { return b ? "true" : "false"; }
     std::string operator()(std::int64_t i) const { return std::to_string(i); }
-    std::string operator()(double d) const { return fmt::format("{}", d); }
+    std::string operator()(double d) const {
+      // Keep doubles recognizable as such ("100.0", not "100"), as TOML writes them.
+      std::string t = fmt::format("{}", d);
+      if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
+      return t;
+    }
     std::string operator()(const std::string& s) const { return fmt::format("\"{}\"", s); }
     std::string operator()(const std::vector<double>& v) const {
       return fmt::format("[{}]", fmt::join(v, ", "));
