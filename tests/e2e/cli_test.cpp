@@ -188,7 +188,9 @@ plugin = "random"
         EXPECT_DOUBLE_EQ(o["objective"].get<double>(),
                          o["params"]["x"].get<double>() * o["params"]["x"].get<double>());
     }
-    if (id % 6 >= 1 && id % 6 <= 4) EXPECT_EQ(o["status"], "failed");
+    if (id % 6 >= 1 && id % 6 <= 4) {
+      EXPECT_EQ(o["status"], "failed");
+    }
   }
 }
 
@@ -359,13 +361,17 @@ plugin = "random"
   r = arbo("ask s");
   ASSERT_EQ(json::parse(r.out)["id"], 2);
   EXPECT_EQ(arbo("tell s 2 --failed 'out of memory'").code, 0);
-  r = arbo("tell s 2 --objective 1");
+  r = arbo("tell s 2 --objective 1 --constraint mem=1");
   EXPECT_EQ(r.code, 5);
   EXPECT_NE(r.err.find("not pending"), std::string::npos) << r.err;
   r = arbo("tell s 1 --objective 1 --constraint nope=1");
   EXPECT_NE(r.code, 0);
-  r = arbo("tell s 3 --objective 1");
+  r = arbo("tell s 2 --objective 1");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("constraint 'mem' is missing"), std::string::npos) << r.err;
+  r = arbo("tell s 3 --objective 1 --constraint mem=1");
   EXPECT_EQ(r.code, 5);
+  EXPECT_NE(r.err.find("observation 3 does not exist"), std::string::npos) << r.err;
   ASSERT_EQ(arbo("ask s").code, 0);
   EXPECT_EQ(arbo("tell s 3 --json '{\"objective\": 2, \"constraints\": {\"mem\": 9}}'").code, 0);
   const json obs = export_json("s");
@@ -413,7 +419,9 @@ TEST_F(Cli, BadInputGivesClearErrorsAndExitCodes) {
 
 TEST_F(Cli, BrokenPluginsAreReportedAndTheRestStillWork) {
   const std::string abi_dir = std::string(ARBO_TEST_PLUGIN_DIR) + "/abi";
-  if (!fs::exists(abi_dir)) GTEST_SKIP() << "broken-plugin corpus not built";
+  if (!fs::exists(abi_dir)) {
+    GTEST_SKIP() << "broken-plugin corpus not built";
+  }
   write("ok.toml", "[study]\nbudget = 3\n[problem]\nplugin = \"branin\"\n[inner_solver]\nplugin = \"random\"\n");
   const CliResult r = arbo("--plugin-path " + abi_dir + " run ok.toml --study s");
   EXPECT_EQ(r.code, 0) << r.err;
