@@ -42,6 +42,10 @@ int Model::add_variable(std::string name, VarType type, double lower, double upp
   if (type == VarType::Binary) {
     lower = std::max(lower, 0.0);
     upper = std::min(upper, 1.0);
+    if (lower > upper) {
+      throw InvalidArgument(fmt::format(
+          "Model::add_variable(): binary '{}' has bounds that exclude both 0 and 1", name));
+    }
   }
   vars_.push_back(Variable{std::move(name), type, lower, upper});
   return static_cast<int>(vars_.size() - 1);

@@ -312,10 +312,16 @@ std::vector<Value> Space::decode(const Eigen::VectorXd& x) const {
 }
 
 Eigen::VectorXd Space::from_unit(const Eigen::VectorXd& u) const {
+  Eigen::VectorXd x;
+  from_unit(u, x);
+  return x;
+}
+
+void Space::from_unit(const Eigen::VectorXd& u, Eigen::VectorXd& x) const {
   if (static_cast<std::size_t>(u.size()) != params_.size()) {
     throw InvalidArgument("Space::from_unit(): vector has the wrong length");
   }
-  Eigen::VectorXd x(u.size());
+  x.resize(u.size());
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const auto ii = static_cast<Eigen::Index>(i);
     const double t = std::clamp(u[ii], 0.0, 1.0);
@@ -329,7 +335,6 @@ Eigen::VectorXd Space::from_unit(const Eigen::VectorXd& u) const {
     }
   }
   snap(x);
-  return x;
 }
 
 std::string Space::describe(const Eigen::VectorXd& x) const {

@@ -81,7 +81,7 @@ struct Objective {
 };
 
 /// Activities and violations of a model at a point.
-struct ModelEvaluation {
+struct ARBO_SDK_API ModelEvaluation {
   double objective = 0.0;
   std::vector<double> linear_activity;     ///< a'x per linear row
   std::vector<double> quadratic_activity;  ///< q(x) per quadratic row

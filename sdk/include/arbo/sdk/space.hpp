@@ -56,7 +56,7 @@ struct Condition {
 };
 
 /// One parameter. Build with the static helpers; `Space` validates on construction.
-struct Parameter {
+struct ARBO_SDK_API Parameter {
   std::string name;
   ParamType type = ParamType::Real;
   double lower = 0.0;                    ///< Real/Integer: inclusive lower bound, user units
@@ -124,6 +124,9 @@ class ARBO_SDK_API Space {
   /// discrete coordinates to equal-width cells so that every value has equal mass; then snaps.
   /// Used by random sampling and the initial designs.
   Eigen::VectorXd from_unit(const Eigen::VectorXd& u) const;
+  /// In-place form of `from_unit` for sampling loops: writes into `out`, which is resized only
+  /// when its length differs from `size()`, so a reused vector costs no allocation.
+  void from_unit(const Eigen::VectorXd& u, Eigen::VectorXd& out) const;
   /// Encoded default of parameter `i` (explicit default, else: midpoint for Real, rounded
   /// midpoint for Integer, first choice, false).
   double default_encoded(std::size_t i) const { return defaults_[i]; }

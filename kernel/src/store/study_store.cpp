@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief StudyStore (SQLite3 C API) and StudyLock (flock).
+#include "arbo/kernel/study_store.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "arbo/kernel/errors.hpp"
+
+namespace arbo::kernel {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kSchemaVersion = 1;
+constexpr const char* kDbName = "study.db";
+constexpr int kBusyTimeoutMs = 5000;
+
+constexpr const char* kSchemaSql = R"sql(
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE observations (
+  id              INTEGER PRIMARY KEY,
+  status          TEXT NOT NULL CHECK (status IN ('pending', 'complete', 'failed')),
+  origin          TEXT NOT NULL,
+  x               BLOB NOT NULL,
+  params          TEXT NOT NULL,
+  objective       REAL,
+  constraints     BLOB,
+  feasible        INTEGER,
+  reason          TEXT,
+  proposed_by     TEXT,
+  propose_seconds REAL,
+  eval_seconds    REAL,
+  created_at      REAL NOT NULL,
+  finished_at     REAL
+);
+)sql";
+
+constexpr const char* kSelectColumns =
+    "SELECT id, status, origin, x, params, objective, constraints, feasible, reason, "
+    "proposed_by, propose_seconds, eval_seconds, created_at, finished_at FROM observations";
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Vectors are stored as raw little-endian IEEE doubles, independent of the host's byte order,
+// so a study directory can be copied between machines.
+std::string encode_doubles(const Eigen::VectorXd& v) {
+  std::string out(static_cast<std::size_t>(v.size()) * 8, '\0');
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v[i], 8);
+    for (int b = 0; b < 8; ++b) {
+      out[static_cast<std::size_t>(i) * 8 + static_cast<std::size_t>(b)] =
+          static_cast<char>((bits >> (8 * b)) & 0xffu);
+    }
+  }
+  return out;
+}
+
+std::optional<ObsStatus> status_from_string(std::string_view s) {
+  if (s == "pending") return ObsStatus::Pending;
+  if (s == "complete") return ObsStatus::Complete;
+  if (s == "failed") return ObsStatus::Failed;
+  return std::nullopt;
+}
+
+struct StmtDeleter {
+  void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
+};
+using Stmt = std::unique_ptr<sqlite3_stmt, StmtDeleter>;
+
+// Returns a kept statement to its initial state when a call leaves, even by an exception, so
+// the next call starts clean and no read transaction stays open.
+class ResetGuard {
+ public:
+  explicit ResetGuard(sqlite3_stmt* s) : s_(s) {}
+  ~ResetGuard() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
+  ResetGuard(const ResetGuard&) = delete;
+  ResetGuard& operator=(const ResetGuard&) = delete;
+
+ private:
+  sqlite3_stmt* s_;
+};
+
+}  // namespace
+
+const char* to_string(ObsStatus status) noexcept {
+  switch (status) {
+    case ObsStatus::Pending: return "pending";
+    case ObsStatus::Complete: return "complete";
+    case ObsStatus::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+struct StudyStore::Impl {
+  fs::path dir;
+  fs::path db_path;
+  sqlite3* db = nullptr;
+  // Kept prepared statements. Declared after `db` so they are finalized before it closes.
+  Stmt insert_pending, insert_finished, update_complete, update_fail, select_status;
+  Stmt select_all, select_one, count_status, set_meta, get_meta;
+
+  Impl(fs::path d, fs::path p) : dir(std::move(d)), db_path(std::move(p)) {}
+  ~Impl() {
+    insert_pending.reset();
+    insert_finished.reset();
+    update_complete.reset();
+    update_fail.reset();
+    select_status.reset();
+    select_all.reset();
+    select_one.reset();
+    count_status.reset();
+    set_meta.reset();
+    get_meta.reset();
+    if (db != nullptr) sqlite3_close(db);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  [[noreturn]] void fail(std::string_view operation) const {
+    throw StudyError(fmt::format("study {}: {} failed: {}", db_path.string(), operation,
+                                 db ? sqlite3_errmsg(db) : "out of memory"));
+  }
+
+  void check(int rc, std::string_view operation) const {
+    if (rc != SQLITE_OK) fail(operation);
+  }
+
+  void exec(const char* sql, std::string_view operation) const {
+    check(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), operation);
+  }
+
+  Stmt prepare(const char* sql, std::string_view operation) const {
+    sqlite3_stmt* s = nullptr;
+    check(sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr), operation);
+    return Stmt(s);
+  }
+
+  // Steps a statement that returns no rows.
+  void run(sqlite3_stmt* s, std::string_view operation) const {
+    if (sqlite3_step(s) != SQLITE_DONE) fail(operation);
+  }
+
+  // Steps a statement that returns at most one row; true when it returned one.
+  bool step_row(sqlite3_stmt* s, std::string_view operation) const {
+    const int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail(operation);
+  }
+
+  void bind_text(sqlite3_stmt* s, int i, const std::string& v, std::string_view op) const {
+    check(sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT), op);
+  }
+  void bind_double(sqlite3_stmt* s, int i, double v, std::string_view op) const {
+    check(sqlite3_bind_double(s, i, v), op);
+  }
+  void bind_int(sqlite3_stmt* s, int i, std::int64_t v, std::string_view op) const {
+    check(sqlite3_bind_int64(s, i, v), op);
+  }
+  void bind_vector(sqlite3_stmt* s, int i, const Eigen::VectorXd& v, std::string_view op) const {
+    // A null pointer would bind SQL NULL; an empty vector must stay an empty BLOB.
+    if (v.size() == 0) {
+      check(sqlite3_bind_zeroblob(s, i, 0), op);
+      return;
+    }
+    const std::string bytes = encode_doubles(v);
+    check(sqlite3_bind_blob(s, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT),
+          op);
+  }
+
+  std::string column_text(sqlite3_stmt* s, int i) const {
+    const auto* p = sqlite3_column_text(s, i);
+    if (p == nullptr) return {};
+    return std::string(reinterpret_cast<const char*>(p),
+                       static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
+  }
+
+  Eigen::VectorXd column_vector(sqlite3_stmt* s, int i, std::int64_t id) const {
+    const auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(s, i));
+    const int n = sqlite3_column_bytes(s, i);
+    if (n % 8 != 0) {
+      throw StudyError(fmt::format("study {}: observation {} has a damaged vector ({} bytes)",
+                                   db_path.string(), id, n));
+    }
+    Eigen::VectorXd v(n / 8);
+    for (Eigen::Index k = 0; k < v.size(); ++k) {
+      std::uint64_t bits = 0;
+      for (int b = 0; b < 8; ++b) {
+        bits |= static_cast<std::uint64_t>(p[k * 8 + b]) << (8 * b);
+      }
+      std::memcpy(&v[k], &bits, 8);
+    }
+    return v;
+  }
+
+  Observation read_row(sqlite3_stmt* s) const {
+    Observation o;
+    o.id = sqlite3_column_int64(s, 0);
+    const std::string status = column_text(s, 1);
+    const auto st = status_from_string(status);
+    if (!st) {
+      throw StudyError(fmt::format("study {}: observation {} has an unknown status '{}'",
+                                   db_path.string(), o.id, status));
+    }
+    o.status = *st;
+    o.origin = column_text(s, 2);
+    o.x = column_vector(s, 3, o.id);
+    o.params_json = column_text(s, 4);
+    o.objective = sqlite3_column_double(s, 5);  // NULL reads as 0.0
+    o.constraints = column_vector(s, 6, o.id);
+    o.feasible = sqlite3_column_int64(s, 7) != 0;
+    o.reason = column_text(s, 8);
+    o.proposed_by_json = column_text(s, 9);
+    o.propose_seconds = sqlite3_column_double(s, 10);
+    o.eval_seconds = sqlite3_column_double(s, 11);
+    o.created_at = sqlite3_column_double(s, 12);
+    o.finished_at = sqlite3_column_double(s, 13);
+    return o;
+  }
+
+  // Per-connection settings. WAL with synchronous=NORMAL makes every committed transaction
+  // survive a crash or SIGKILL of the process (the WAL is written before COMMIT returns); only
+  // power loss or an OS crash can lose the last commits, which would need synchronous=FULL at
+  // the price of an fsync per commit.
+  void configure() {
+    check(sqlite3_busy_timeout(db, kBusyTimeoutMs), "setting busy_timeout");
+    sqlite3_stmt* raw = nullptr;
+    check(sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &raw, nullptr),
+          "setting journal_mode=WAL");
+    Stmt s(raw);
+    if (!step_row(s.get(), "setting journal_mode=WAL") ||
+        column_text(s.get(), 0) != "wal") {
+      throw StudyError(fmt::format("study {}: the database cannot be switched to WAL mode",
+                                   db_path.string()));
+    }
+    s.reset();
+    exec("PRAGMA synchronous=NORMAL", "setting synchronous=NORMAL");
+    exec("PRAGMA foreign_keys=ON", "setting foreign_keys=ON");
+  }
+
+  void prepare_all() {
+    insert_pending = prepare(
+        "INSERT INTO observations (status, origin, x, params, proposed_by, propose_seconds, "
+        "created_at) VALUES ('pending', ?1, ?2, ?3, ?4, ?5, ?6)",
+        "preparing add_pending");
+    insert_finished = prepare(
+        "INSERT INTO observations (status, origin, x, params, objective, constraints, feasible, "
+        "reason, proposed_by, propose_seconds, eval_seconds, created_at, finished_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        "preparing add_finished");
+    // The status test in WHERE makes the check and the write one atomic statement.
+    update_complete = prepare(
+        "UPDATE observations SET status = 'complete', objective = ?2, constraints = ?3, "
+        "feasible = ?4, eval_seconds = ?5, finished_at = ?6 "
+        "WHERE id = ?1 AND status = 'pending'",
+        "preparing complete");
+    update_fail = prepare(
+        "UPDATE observations SET status = 'failed', reason = ?2, eval_seconds = ?3, "
+        "finished_at = ?4 WHERE id = ?1 AND status = 'pending'",
+        "preparing fail");
+    select_status =
+        prepare("SELECT status FROM observations WHERE id = ?1", "preparing status query");
+    select_all = prepare(fmt::format("{} ORDER BY id", kSelectColumns).c_str(),
+                         "preparing observations query");
+    select_one = prepare(fmt::format("{} WHERE id = ?1", kSelectColumns).c_str(),
+                         "preparing observation query");
+    count_status = prepare("SELECT COUNT(*) FROM observations WHERE status = ?1",
+                           "preparing count query");
+    set_meta = prepare(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        "preparing set_meta");
+    get_meta = prepare("SELECT value FROM meta WHERE key = ?1", "preparing meta query");
+  }
+
+  // Explains why an UPDATE ... WHERE status = 'pending' changed nothing.
+  [[noreturn]] void not_pending(std::int64_t id, std::string_view operation) const {
+    sqlite3_stmt* s = select_status.get();
+    ResetGuard guard(s);
+    bind_int(s, 1, id, operation);
+    if (!step_row(s, operation)) {
+      throw StudyError(fmt::format("study {}: {}: observation {} does not exist",
+                                   dir.string(), operation, id));
+    }
+    throw StudyError(fmt::format("study {}: {}: observation {} is not pending (status {})",
+                                 dir.string(), operation, id, column_text(s, 0)));
+  }
+
+  void check_params_json(const Observation& obs, std::string_view operation) const {
+    if (!nlohmann::json::accept(obs.params_json)) {
+      throw StudyError(fmt::format("study {}: {}: params is not valid JSON: '{}'",
+                                   dir.string(), operation, obs.params_json));
+    }
+  }
+};
+
+StudyStore::StudyStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StudyStore::StudyStore(StudyStore&&) noexcept = default;
+StudyStore& StudyStore::operator=(StudyStore&&) noexcept = default;
+StudyStore::~StudyStore() = default;
+
+bool StudyStore::exists(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / kDbName, ec);
+}
+
+StudyStore StudyStore::create(const fs::path& dir) {
+  const fs::path db_path = dir / kDbName;
+  if (exists(dir)) {
+    throw StudyError(fmt::format(
+        "study directory {} already holds a study; use --resume or another --study directory",
+        dir.string()));
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw StudyError(
+        fmt::format("cannot create study directory {}: {}", dir.string(), ec.message()));
+  }
+  // O_EXCL makes "does a study exist" and "claim the file" one atomic step, so two concurrent
+  // creates cannot both succeed and a failed create only ever removes its own file. An empty
+  // file is a valid empty SQLite database.
+  const int fd = ::open(db_path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == EEXIST) {
+      throw StudyError(fmt::format(
+          "study directory {} already holds a study; use --resume or another --study directory",
+          dir.string()));
+    }
+    throw StudyError(
+        fmt::format("cannot create {}: {}", db_path.string(), std::strerror(err)));
+  }
+  ::close(fd);
+  auto impl = std::make_unique<Impl>(dir, db_path);
+  bool done = false;
+  // A failed creation must not leave a half-made study.db behind, or the next attempt would
+  // find "a study" that open() calls "not an arbo study".
+  struct Cleanup {
+    std::unique_ptr<Impl>& impl;
+    const fs::path& path;
+    const bool& done;
+    ~Cleanup() {
+      if (done) return;
+      impl.reset();
+      std::error_code ignored;
+      for (const char* suffix : {"", "-wal", "-shm"}) {
+        fs::remove(fs::path(path.string() + suffix), ignored);
+      }
+    }
+  } cleanup{impl, db_path, done};
+
+  const int rc = sqlite3_open_v2(db_path.c_str(), &impl->db, SQLITE_OPEN_READWRITE, nullptr);
+  impl->check(rc, "creating the database");
+  impl->configure();
+  impl->exec("BEGIN IMMEDIATE", "creating the schema (begin)");
+  try {
+    impl->exec(kSchemaSql, "creating the schema");
+    impl->exec(fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}')",
+                           kSchemaVersion)
+                   .c_str(),
+               "writing the schema version");
+    impl->exec("COMMIT", "creating the schema (commit)");
+  } catch (...) {
+    sqlite3_exec(impl->db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  impl->prepare_all();
+  done = true;
+  return StudyStore(std::move(impl));
+}
+
+StudyStore StudyStore::open(const fs::path& dir) {
+  const fs::path db_path = dir / kDbName;
+  if (!exists(dir)) {
+    throw StudyError(fmt::format("no study in {} ({} is missing)", dir.string(),
+                                 db_path.string()));
+  }
+  auto impl = std::make_unique<Impl>(dir, db_path);
+  impl->check(sqlite3_open_v2(db_path.c_str(), &impl->db, SQLITE_OPEN_READWRITE, nullptr),
+              "opening the database");
+  impl->check(sqlite3_busy_timeout(impl->db, kBusyTimeoutMs), "setting busy_timeout");
+  const auto not_arbo = [&](const std::string& why) {
+    return StudyError(
+        fmt::format("{} is not an arbo study ({})", db_path.string(), why));
+  };
+  // Identify the file before any pragma writes to it.
+  {
+    sqlite3_stmt* raw = nullptr;
+    const int prc = sqlite3_prepare_v2(
+        impl->db,
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
+        "AND name IN ('meta', 'observations')",
+        -1, &raw, nullptr);
+    Stmt s(raw);
+    if (prc == SQLITE_NOTADB) throw not_arbo(sqlite3_errmsg(impl->db));
+    impl->check(prc, "reading the schema");
+    const int src = sqlite3_step(s.get());
+    if (src == SQLITE_NOTADB) throw not_arbo(sqlite3_errmsg(impl->db));
+    if (src != SQLITE_ROW) impl->fail("reading the schema");
+    if (sqlite3_column_int(s.get(), 0) != 2) throw not_arbo("it has no meta/observations tables");
+  }
+  {
+    sqlite3_stmt* raw = nullptr;
+    impl->check(sqlite3_prepare_v2(impl->db,
+                                   "SELECT value FROM meta WHERE key = 'schema_version'", -1,
+                                   &raw, nullptr),
+                "reading the schema version");
+    Stmt s(raw);
+    if (!impl->step_row(s.get(), "reading the schema version")) {
+      throw not_arbo("it has no schema_version");
+    }
+    const std::string text = impl->column_text(s.get(), 0);
+    int version = 0;
+    try {
+      std::size_t used = 0;
+      version = std::stoi(text, &used);
+      if (used != text.size()) throw std::invalid_argument(text);
+    } catch (const std::exception&) {
+      throw not_arbo(fmt::format("schema_version '{}' is not an integer", text));
+    }
+    if (version > kSchemaVersion) {
+      throw StudyError(fmt::format(
+          "study {} has schema version {}, newer than this build of arbo understands ({}); "
+          "use a newer arbo",
+          db_path.string(), version, kSchemaVersion));
+    }
+    if (version < 1) throw not_arbo(fmt::format("schema_version {} is invalid", version));
+  }
+  impl->configure();
+  impl->prepare_all();
+  return StudyStore(std::move(impl));
+}
+
+void StudyStore::set_meta(const std::string& key, const std::string& value) {
+  sqlite3_stmt* s = impl_->set_meta.get();
+  ResetGuard guard(s);
+  const std::string op = fmt::format("set_meta('{}')", key);
+  impl_->bind_text(s, 1, key, op);
+  impl_->bind_text(s, 2, value, op);
+  impl_->run(s, op);
+}
+
+std::optional<std::string> StudyStore::meta(const std::string& key) const {
+  sqlite3_stmt* s = impl_->get_meta.get();
+  ResetGuard guard(s);
+  const std::string op = fmt::format("meta('{}')", key);
+  impl_->bind_text(s, 1, key, op);
+  if (!impl_->step_row(s, op)) return std::nullopt;
+  return impl_->column_text(s, 0);
+}
+
+// Each write below is a single statement in autocommit mode, i.e. its own transaction, committed
+// when sqlite3_step returns SQLITE_DONE.
+
+std::int64_t StudyStore::add_pending(const Observation& obs) {
+  constexpr std::string_view op = "add_pending";
+  impl_->check_params_json(obs, op);
+  sqlite3_stmt* s = impl_->insert_pending.get();
+  ResetGuard guard(s);
+  impl_->bind_text(s, 1, obs.origin, op);
+  impl_->bind_vector(s, 2, obs.x, op);
+  impl_->bind_text(s, 3, obs.params_json, op);
+  impl_->bind_text(s, 4, obs.proposed_by_json, op);
+  impl_->bind_double(s, 5, obs.propose_seconds, op);
+  impl_->bind_double(s, 6, obs.created_at > 0 ? obs.created_at : unix_now(), op);
+  impl_->run(s, op);
+  return sqlite3_last_insert_rowid(impl_->db);
+}
+
+void StudyStore::complete(std::int64_t id, double objective, const Eigen::VectorXd& constraints,
+                          bool feasible, double eval_seconds) {
+  const std::string op = fmt::format("complete({})", id);
+  // SQLite stores a bound NaN as NULL, which would read back as 0.0: a silent wrong value.
+  if (std::isnan(objective)) {
+    throw StudyError(fmt::format("study {}: {}: objective is NaN; record a failure instead",
+                                 impl_->dir.string(), op));
+  }
+  sqlite3_stmt* s = impl_->update_complete.get();
+  ResetGuard guard(s);
+  impl_->bind_int(s, 1, id, op);
+  impl_->bind_double(s, 2, objective, op);
+  impl_->bind_vector(s, 3, constraints, op);
+  impl_->bind_int(s, 4, feasible ? 1 : 0, op);
+  impl_->bind_double(s, 5, eval_seconds, op);
+  impl_->bind_double(s, 6, unix_now(), op);
+  impl_->run(s, op);
+  if (sqlite3_changes(impl_->db) != 1) impl_->not_pending(id, op);
+}
+
+void StudyStore::fail(std::int64_t id, const std::string& reason, double eval_seconds) {
+  const std::string op = fmt::format("fail({})", id);
+  sqlite3_stmt* s = impl_->update_fail.get();
+  ResetGuard guard(s);
+  impl_->bind_int(s, 1, id, op);
+  impl_->bind_text(s, 2, reason, op);
+  impl_->bind_double(s, 3, eval_seconds, op);
+  impl_->bind_double(s, 4, unix_now(), op);
+  impl_->run(s, op);
+  if (sqlite3_changes(impl_->db) != 1) impl_->not_pending(id, op);
+}
+
+std::int64_t StudyStore::add_finished(const Observation& obs) {
+  constexpr std::string_view op = "add_finished";
+  if (obs.status == ObsStatus::Pending) {
+    throw StudyError(fmt::format("study {}: {}: observation is pending; use add_pending",
+                                 impl_->dir.string(), op));
+  }
+  const bool ok = obs.status == ObsStatus::Complete;
+  if (ok && std::isnan(obs.objective)) {
+    throw StudyError(fmt::format("study {}: {}: objective is NaN; record a failure instead",
+                                 impl_->dir.string(), op));
+  }
+  impl_->check_params_json(obs, op);
+  sqlite3_stmt* s = impl_->insert_finished.get();
+  ResetGuard guard(s);
+  const double now = unix_now();
+  impl_->bind_text(s, 1, to_string(obs.status), op);
+  impl_->bind_text(s, 2, obs.origin, op);
+  impl_->bind_vector(s, 3, obs.x, op);
+  impl_->bind_text(s, 4, obs.params_json, op);
+  if (ok) {
+    impl_->bind_double(s, 5, obs.objective, op);
+    impl_->bind_vector(s, 6, obs.constraints, op);
+    impl_->bind_int(s, 7, obs.feasible ? 1 : 0, op);
+  } else {
+    impl_->bind_text(s, 8, obs.reason, op);
+  }
+  impl_->bind_text(s, 9, obs.proposed_by_json, op);
+  impl_->bind_double(s, 10, obs.propose_seconds, op);
+  impl_->bind_double(s, 11, obs.eval_seconds, op);
+  impl_->bind_double(s, 12, obs.created_at > 0 ? obs.created_at : now, op);
+  impl_->bind_double(s, 13, obs.finished_at > 0 ? obs.finished_at : now, op);
+  impl_->run(s, op);
+  return sqlite3_last_insert_rowid(impl_->db);
+}
+
+std::vector<Observation> StudyStore::observations() const {
+  constexpr std::string_view op = "reading observations";
+  sqlite3_stmt* s = impl_->select_all.get();
+  ResetGuard guard(s);
+  std::vector<Observation> out;
+  while (impl_->step_row(s, op)) out.push_back(impl_->read_row(s));
+  return out;
+}
+
+std::optional<Observation> StudyStore::observation(std::int64_t id) const {
+  const std::string op = fmt::format("reading observation {}", id);
+  sqlite3_stmt* s = impl_->select_one.get();
+  ResetGuard guard(s);
+  impl_->bind_int(s, 1, id, op);
+  if (!impl_->step_row(s, op)) return std::nullopt;
+  return impl_->read_row(s);
+}
+
+std::int64_t StudyStore::count(ObsStatus status) const {
+  const std::string op = fmt::format("counting {} observations", to_string(status));
+  sqlite3_stmt* s = impl_->count_status.get();
+  ResetGuard guard(s);
+  impl_->bind_text(s, 1, to_string(status), op);
+  if (!impl_->step_row(s, op)) impl_->fail(op);
+  return sqlite3_column_int64(s, 0);
+}
+
+const fs::path& StudyStore::directory() const noexcept { return impl_->dir; }
+
+StudyLock::StudyLock(const fs::path& dir) {
+  const fs::path path = dir / "lock";
+  fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw StudyError(fmt::format("cannot open lock file {}: {}", path.string(),
+                                 std::strerror(errno)));
+  }
+  // flock locks belong to the open file description, so a second StudyLock conflicts even
+  // within the same process, and the OS drops the lock when the process dies.
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK) {
+      throw StudyError(fmt::format("study {} is in use by another arbo process", dir.string()));
+    }
+    throw StudyError(fmt::format("cannot lock {}: {}", path.string(), std::strerror(err)));
+  }
+}
+
+StudyLock::~StudyLock() {
+  if (fd_ >= 0) {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+}
+
+}  // namespace arbo::kernel

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief inner_solver/random: uniform sampling subject to the known constraints.
+#pragma once
+
+#include <arbo/sdk/inner_solver.hpp>
+
+namespace arbo::plugins {
+
+/// Draws uniform points of the space (`Space::from_unit`) and keeps those that satisfy every
+/// known constraint. Without an acquisition it returns the first feasible point (random search
+/// and initial-design fallback); with one, the best of `samples` feasible candidates. Both stop
+/// after `max_tries` draws. Black-box: only calls `Acquisition::values`.
+class RandomSearch final : public sdk::InnerSolver {
+ public:
+  explicit RandomSearch(const sdk::CreateArgs& args);
+  static const sdk::ParamSpecList& params();
+
+  sdk::Proposal maximize(const sdk::SolveRequest& request) override;
+
+ private:
+  // Draws one uniform point into x_; true when it satisfies every known constraint.
+  bool draw_feasible(const sdk::SolveRequest& request);
+
+  sdk::Context& ctx_;
+  std::int64_t samples_;
+  std::int64_t max_tries_;
+  // Reused between calls so the sampling loop never allocates.
+  Eigen::VectorXd u_, x_;
+  Eigen::MatrixXd candidates_;
+  Eigen::VectorXd values_;
+};
+
+}  // namespace arbo::plugins
