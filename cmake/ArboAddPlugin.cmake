@@ -35,6 +35,8 @@ function(arbo_add_plugin target)
                       -Wl,--version-script=${_arbo_vs})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${_arbo_vs})
   if(NOT ARG_NO_INSTALL AND ARBO_PLUGIN_INSTALL_DIR)
+    # Installed under <libdir>/arbo/plugins: the SDK library is two levels up.
+    set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/../..")
     install(TARGETS ${target} LIBRARY DESTINATION ${ARBO_PLUGIN_INSTALL_DIR})
   endif()
 endfunction()

@@ -429,6 +429,69 @@ TEST_F(Cli, BrokenPluginsAreReportedAndTheRestStillWork) {
   EXPECT_NE(r.err.find(".so"), std::string::npos) << r.err;
 }
 
+// The model-based path of the loop (one surrogate per metric, acquisition bound to them, inner
+// solver maximizing it, known constraint respected) with the SDK's template plugins, loaded
+// from their own directory as third-party plugins would be.
+TEST_F(Cli, ModelBasedPipelineWithThirdPartyPlugins) {
+  const std::string templates = std::string(ARBO_TEST_PLUGIN_DIR) + "/templates";
+  write("p.toml", R"([study]
+seed = 4
+budget = 30
+[problem]
+plugin = "branin_constrained"
+[[known_constraints]]
+plugin = "xyz"
+radius = 0.45
+[initial_design]
+method = "lhs"
+size = 8
+[surrogate]
+plugin = "xyz"
+k = 3
+[acquisition]
+plugin = "xyz"
+[inner_solver]
+plugin = "xyz"
+)");
+  const CliResult r = arbo("--plugin-path " + templates + " run p.toml --study s");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 30u);
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    EXPECT_EQ(obs[i]["status"], "complete");
+    EXPECT_EQ(obs[i]["origin"], i < 8 ? "design" : "model");
+    // The template constraint is a ball of radius 0.45 in the unit-scaled box, centred in it.
+    const double u1 = (obs[i]["params"]["x1"].get<double>() + 5.0) / 15.0 - 0.5;
+    const double u2 = obs[i]["params"]["x2"].get<double>() / 15.0 - 0.5;
+    EXPECT_LE(u1 * u1 + u2 * u2, 0.45 * 0.45 + 1e-9) << obs[i].dump();
+  }
+  const std::string by = obs[20]["proposed_by"].dump();
+  for (const char* id : {"surrogate/xyz", "acquisition/xyz", "inner_solver/xyz"}) {
+    EXPECT_NE(by.find(id), std::string::npos) << by;
+  }
+}
+
+TEST_F(Cli, MaximizeIsSupported) {
+  write("p.toml", R"([study]
+budget = 25
+direction = "maximize"
+[problem]
+plugin = "faulty"
+[inner_solver]
+plugin = "random"
+)");
+  const CliResult r = arbo("run p.toml --study s");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("best feasible: max = "), std::string::npos) << r.out;
+  double best = -1;
+  for (const auto& o : export_json("s")) best = std::max(best, o["objective"].get<double>());
+  const CliResult show = arbo("show s");
+  EXPECT_NE(show.out.find("direction: maximize"), std::string::npos) << show.out;
+  std::ostringstream expected;
+  expected << "best feasible: " << nlohmann::json(best).dump();
+  EXPECT_NE(show.out.find(expected.str()), std::string::npos) << show.out << expected.str();
+}
+
 TEST_F(Cli, PluginsListsComponentsWithParameterDocs) {
   const CliResult r = arbo("plugins --params");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR CXX
+set -euo pipefail
+build=$1 src=$2 cxx=$3
+work=$(mktemp -d /tmp/arbo_install_test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+arbo=$prefix/bin/arbo
+"$arbo" --version
+"$arbo" plugins > "$work/plugins.txt"
+grep -q '^problem/branin ' "$work/plugins.txt" || { cat "$work/plugins.txt"; echo "installed arbo does not find its plugins"; exit 1; }
+
+# A third-party plugin: the installed surrogate template, built against the installed SDK only.
+cp -r "$prefix/share/arbo/sdk/templates/surrogate_xyz" "$work/my_surrogate"
+cmake -S "$work/my_surrogate" -B "$work/my_build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
+      -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$work/my_build" >/dev/null
+so=$(find "$work/my_build" -name '*.so' | head -n 1)
+[ -n "$so" ] || { echo "the template built no plugin"; exit 1; }
+ctest --test-dir "$work/my_build" --output-on-failure >/dev/null
+"$arbo" --plugin-path "$(dirname "$so")" plugins > "$work/plugins2.txt"
+grep -q '^surrogate/xyz ' "$work/plugins2.txt" || { cat "$work/plugins2.txt"; echo "third-party plugin not loaded"; exit 1; }
+
+# A real study with the installed CLI.
+cd "$work"
+"$arbo" run "$src/configs/quickstart.toml" --study q --quiet --set study.budget=15 > run.txt
+grep -q 'budget reached: 15 evaluations' run.txt || { cat run.txt; exit 1; }
+echo "install test passed"
