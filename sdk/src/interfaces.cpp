@@ -41,6 +41,7 @@ DensityModel::~DensityModel() = default;
 PosteriorSampler::~PosteriorSampler() = default;
 ProposesCandidates::~ProposesCandidates() = default;
 ProjectsPoints::~ProjectsPoints() = default;
+HasKnownConstraints::~HasKnownConstraints() = default;
 
 void Acquisition::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const {
   out.resize(X.rows());

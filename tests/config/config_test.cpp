@@ -36,7 +36,7 @@ namespace sdk = arbo::sdk;
 
 const sdk::ParamSpecList& branin_params() {
   static const sdk::ParamSpecList specs = {
-      sdk::ParamSpec::real("noise", "standard deviation of added noise", 0.0, 0.0)};
+      sdk::ParamSpec::real("shift", "offset added to the objective", 0.0, 0.0)};
   return specs;
 }
 const sdk::ParamSpecList& no_params() {
@@ -267,7 +267,7 @@ TEST(config_parse, MinimalFileGetsEveryDefault) {
   EXPECT_EQ(p.source_path, "test.toml");
   ASSERT_TRUE(p.problem.plugin.has_value());
   EXPECT_EQ(p.problem.plugin->id(), "problem/branin");
-  EXPECT_EQ(p.problem.plugin->params.get_real("noise"), 0.0);
+  EXPECT_EQ(p.problem.plugin->params.get_real("shift"), 0.0);
   EXPECT_TRUE(p.problem.command.empty());
   EXPECT_TRUE(p.black_box.empty());  // filled by the engine from the problem
   EXPECT_TRUE(p.known_constraints.empty());
@@ -485,7 +485,7 @@ TEST(config_overrides, AreAppliedBeforeValidation) {
   const Pipeline p = parse(kWithConstraint, {"study.budget=20", "inner_solver.samples=500",
                                              "known_constraints.0.rhs=3",
                                              "known_constraints.0.coefficients=[0.5, 2]",
-                                             "study.name=hello world", "problem.noise = 0.25",
+                                             "study.name=hello world", "problem.shift = 0.25",
                                              "initial_design.method=lhs"});
   EXPECT_EQ(p.budget, 20);
   EXPECT_EQ(p.inner_solver.params.get_int("samples"), 500);
@@ -493,7 +493,7 @@ TEST(config_overrides, AreAppliedBeforeValidation) {
   EXPECT_EQ(p.known_constraints[0].params.get_real_list("coefficients"),
             (std::vector<double>{0.5, 2.0}));
   EXPECT_EQ(p.name, "hello world");  // not TOML, so read as a string
-  EXPECT_EQ(p.problem.plugin->params.get_real("noise"), 0.25);
+  EXPECT_EQ(p.problem.plugin->params.get_real("shift"), 0.25);
   EXPECT_EQ(p.design, DesignMethod::LatinHypercube);  // a table the file does not have
 }
 

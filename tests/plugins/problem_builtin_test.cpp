@@ -165,31 +165,6 @@ TEST(problem_builtin_plugin, hartmann6_optimizer_and_hand_computed_points) {
   EXPECT_NEAR(h->at(Eigen::VectorXd::Zero(6)).objective, -0.00508911288366444, 1e-13);
 }
 
-TEST(problem_builtin_plugin, noise_is_gaussian_and_reproducible) {
-  const double sd = 0.1;
-  auto a = make("branin", {{"noise", sd}}, 99);
-  auto b = make("branin", {{"noise", sd}}, 99);
-  const int n = 4000;
-  double sum = 0.0, sum_sq = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const double fa = a->at(0.0, 0.0).objective;
-    EXPECT_EQ(fa, b->at(0.0, 0.0).objective) << "same seed must give the same noise";
-    const double r = fa - 55.602112642270262;
-    sum += r;
-    sum_sq += r * r;
-  }
-  const double mean = sum / n;
-  const double sdev = std::sqrt(sum_sq / n - mean * mean);
-  EXPECT_NEAR(mean, 0.0, 5 * sd / std::sqrt(n));
-  EXPECT_NEAR(sdev, sd, 0.1 * sd);
-}
-
-TEST(problem_builtin_plugin, noise_must_be_non_negative) {
-  const ComponentInfo* info = plugin().find(Kind::Problem, "hartmann6");
-  ASSERT_NE(info, nullptr);
-  EXPECT_THROW(validate_params(info->params(), {{"noise", -0.5}}, "problem/hartmann6"), ParamError);
-}
-
 TEST(problem_builtin_plugin, rejects_points_of_the_wrong_length) {
   auto b = make("branin");
   Evaluation e;

@@ -274,11 +274,14 @@ class PipelineReader {
   }
 
   // The table's keys other than `plugin` are the component's parameters.
+  // `reserved` lists further keys of the table that belong to the kernel.
   static sdk::ParamSet read_params(const TomlValue& table, const std::string& path,
-                                   const sdk::ComponentInfo& info, const std::string& id) {
+                                   const sdk::ComponentInfo& info, const std::string& id,
+                                   const std::vector<std::string>& reserved = {}) {
     std::map<std::string, sdk::ParamValue> raw;
     for (const auto& [key, value] : table.as_table()) {
-      if (key != "plugin") raw.emplace(key, to_param_value(value, join_path(path, key)));
+      if (key == "plugin" || contains(reserved, key)) continue;
+      raw.emplace(key, to_param_value(value, join_path(path, key)));
     }
     const sdk::ParamSpecList& specs = info.params();
     try {
@@ -396,10 +399,19 @@ class PipelineReader {
              "remove this", {"a built-in problem defines its own space and evaluation"});
       }
     }
+    // `noise` belongs to the kernel, not to the problem: any built-in problem can be run with
+    // additive Gaussian noise on its objective.
+    if (const auto* v = find_key(table, "noise")) {
+      problem.noise = read_finite(*v, "problem.noise", "a standard deviation >= 0");
+      if (problem.noise < 0) {
+        fail(*v, "problem.noise",
+             fmt::format("must be a standard deviation >= 0, got {}", problem.noise), "negative");
+      }
+    }
     ComponentSpec spec;
     spec.kind = sdk::Kind::Problem;
     spec.name = info.name;
-    spec.params = read_params(table, "problem", info, spec.id());
+    spec.params = read_params(table, "problem", info, spec.id(), {"noise"});
     problem.plugin = std::move(spec);
   }
 

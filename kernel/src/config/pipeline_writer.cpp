@@ -112,6 +112,7 @@ std::string to_toml(const Pipeline& pipeline) {
   out += "\n[problem]\n";
   if (problem.plugin) {
     write_component_body(out, *problem.plugin);
+    write_kv(out, "noise", format_double(problem.noise));
   } else {
     std::string argv = "[";
     for (std::size_t i = 0; i < problem.command.size(); ++i) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <cmath>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -17,8 +18,9 @@ namespace {
 class ProblemEvaluator final : public Evaluator {
  public:
   ProblemEvaluator(std::shared_ptr<sdk::Problem> problem, std::string id, KernelContext& context,
-                   std::uint64_t seed)
-      : problem_(std::move(problem)), id_(std::move(id)), context_(context), seed_(seed) {}
+                   std::uint64_t seed, double noise)
+      : problem_(std::move(problem)), id_(std::move(id)), context_(context), seed_(seed),
+        noise_(noise) {}
 
   EvalOutcome evaluate(std::int64_t obs_id, const Eigen::VectorXd& x,
                        const std::string&) override {
@@ -44,6 +46,7 @@ class ProblemEvaluator final : public Evaluator {
     }
     out.ok = true;
     out.objective = eval_.objective;
+    if (noise_ > 0) out.objective += std::normal_distribution<double>(0.0, noise_)(context_.rng());
     out.constraints = eval_.constraints;
     return out;
   }
@@ -53,6 +56,7 @@ class ProblemEvaluator final : public Evaluator {
   std::string id_;
   KernelContext& context_;
   std::uint64_t seed_;
+  double noise_;
   sdk::Evaluation eval_;  // reused: no per-evaluation allocation once sized
 };
 
@@ -60,9 +64,10 @@ class ProblemEvaluator final : public Evaluator {
 
 std::unique_ptr<Evaluator> make_problem_evaluator(std::shared_ptr<sdk::Problem> problem,
                                                   std::string component_id,
-                                                  KernelContext& context, std::uint64_t seed) {
+                                                  KernelContext& context, std::uint64_t seed,
+                                                  double noise) {
   return std::make_unique<ProblemEvaluator>(std::move(problem), std::move(component_id), context,
-                                            seed);
+                                            seed, noise);
 }
 
 }  // namespace arbo::kernel

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
 #include "arbo/sdk/acquisition.hpp"
+#include "arbo/sdk/capabilities.hpp"
 #include "arbo/sdk/constraint.hpp"
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/inner_solver.hpp"
@@ -56,6 +58,39 @@ enum Salt : std::uint64_t {
   kSaltAcquisition = 2,
   kSaltConstraint = 3,
   kSaltSurrogate = 100,  // + metric index
+};
+
+// The known constraints a problem declares (HasKnownConstraints), as one kernel-side
+// constraint component: violation = worst excess over all of them (|g| for equalities).
+class ProblemKnownConstraints final : public sdk::Constraint {
+ public:
+  ProblemKnownConstraints(std::shared_ptr<sdk::Problem> owner, const sdk::HasKnownConstraints& known,
+                          std::string id)
+      : owner_(std::move(owner)), known_(known), id_(std::move(id)) {
+    specs_ = guarded_call(id_, "known_constraints", [&] { return known_.known_constraints(); });
+    for (const auto& s : specs_) equality_.push_back(s.expression.find("==") != std::string::npos);
+  }
+  double violation(const Eigen::VectorXd& x) const override {
+    guarded_call(id_, "known_values", [&] { known_.known_values(x, values_); });
+    double worst = 0.0;
+    for (Eigen::Index k = 0; k < values_.size(); ++k) {
+      const double v = equality_[static_cast<std::size_t>(k)] ? std::abs(values_[k]) : values_[k];
+      worst = std::max(worst, std::isnan(v) ? std::numeric_limits<double>::infinity() : v);
+    }
+    return worst;
+  }
+  std::string describe() const override {
+    return fmt::format("{} known constraints of {}", specs_.size(), id_);
+  }
+  std::size_t size() const { return specs_.size(); }
+
+ private:
+  std::shared_ptr<sdk::Problem> owner_;  // keeps `known_` alive
+  const sdk::HasKnownConstraints& known_;
+  std::string id_;
+  std::vector<sdk::KnownConstraintSpec> specs_;
+  std::vector<bool> equality_;
+  mutable Eigen::VectorXd values_;
 };
 
 }  // namespace
@@ -162,7 +197,14 @@ struct Study::Impl {
                      problem_max ? "maximize" : "minimize",
                      pipeline.maximize ? "maximize" : "minimize");
       }
-      evaluator = make_problem_evaluator(problem, ps.id(), ctx, pipeline.seed);
+      evaluator = make_problem_evaluator(problem, ps.id(), ctx, pipeline.seed, pipeline.problem.noise);
+      if (const auto* hk = dynamic_cast<const sdk::HasKnownConstraints*>(problem.get())) {
+        auto adapter = std::make_shared<ProblemKnownConstraints>(problem, *hk, ps.id());
+        if (adapter->size() > 0) {
+          known.push_back(adapter);
+          known_ids.push_back(ps.id() + " (known constraints)");
+        }
+      }
     } else {
       try {
         space = sdk::Space(pipeline.problem.parameters);

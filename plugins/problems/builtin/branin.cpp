@@ -24,16 +24,12 @@ sdk::Space branin_space() {
 }
 
 const sdk::ParamSpecList& Branin::params() {
-  static const sdk::ParamSpecList specs{
-      sdk::ParamSpec::real("noise",
-                           "Standard deviation of Gaussian noise added to the objective; 0 keeps "
-                           "the problem deterministic. Drawn from the study's random stream.",
-                           0.0, 0.0)};
+  static const sdk::ParamSpecList specs;
   return specs;
 }
 
 Branin::Branin(const sdk::CreateArgs& args)
-    : ctx_(args.context), noise_(args.params.get_real("noise")), space_(branin_space()) {}
+    : space_(branin_space()) {}
 
 sdk::ProblemInfo Branin::info() const {
   constexpr double pi = std::numbers::pi;
@@ -51,8 +47,6 @@ sdk::ProblemInfo Branin::info() const {
 void Branin::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   if (x.size() != 2) throw sdk::InvalidArgument("problem/branin: evaluate() needs 2 coordinates");
   out.objective = branin_value(x[0], x[1]);
-  // Drawing only when noisy keeps the random stream untouched for deterministic runs.
-  if (noise_ > 0.0) out.objective += std::normal_distribution<double>(0.0, noise_)(ctx_.rng());
   out.constraints.resize(0);
 }
 

@@ -11,17 +11,12 @@
 namespace arbo::plugins {
 
 const sdk::ParamSpecList& BraninConstrained::params() {
-  static const sdk::ParamSpecList specs{
-      sdk::ParamSpec::real("noise",
-                           "Standard deviation of Gaussian noise added to the objective (not to "
-                           "the constraint); 0 keeps the problem deterministic. Drawn from the "
-                           "study's random stream.",
-                           0.0, 0.0)};
+  static const sdk::ParamSpecList specs;
   return specs;
 }
 
 BraninConstrained::BraninConstrained(const sdk::CreateArgs& args)
-    : ctx_(args.context), noise_(args.params.get_real("noise")), space_(branin_space()) {}
+    : space_(branin_space()) {}
 
 sdk::ProblemInfo BraninConstrained::info() const {
   constexpr double pi = std::numbers::pi;
@@ -40,7 +35,6 @@ void BraninConstrained::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out)
     throw sdk::InvalidArgument("problem/branin_constrained: evaluate() needs 2 coordinates");
   }
   out.objective = branin_value(x[0], x[1]);
-  if (noise_ > 0.0) out.objective += std::normal_distribution<double>(0.0, noise_)(ctx_.rng());
   const double d1 = x[0] - 2.5;
   const double d2 = x[1] - 7.5;
   out.constraints.resize(1);

@@ -21,8 +21,6 @@ class BraninConstrained final : public sdk::Problem {
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 
  private:
-  sdk::Context& ctx_;
-  double noise_;
   sdk::Space space_;
 };
 

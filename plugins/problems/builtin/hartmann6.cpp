@@ -29,16 +29,12 @@ sdk::Space hartmann_space() {
 }  // namespace
 
 const sdk::ParamSpecList& Hartmann6::params() {
-  static const sdk::ParamSpecList specs{
-      sdk::ParamSpec::real("noise",
-                           "Standard deviation of Gaussian noise added to the objective; 0 keeps "
-                           "the problem deterministic. Drawn from the study's random stream.",
-                           0.0, 0.0)};
+  static const sdk::ParamSpecList specs;
   return specs;
 }
 
 Hartmann6::Hartmann6(const sdk::CreateArgs& args)
-    : ctx_(args.context), noise_(args.params.get_real("noise")), space_(hartmann_space()) {}
+    : space_(hartmann_space()) {}
 
 sdk::ProblemInfo Hartmann6::info() const {
   sdk::ProblemInfo i;
@@ -65,7 +61,6 @@ void Hartmann6::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
     f -= kC[i] * std::exp(-inner);
   }
   out.objective = f;
-  if (noise_ > 0.0) out.objective += std::normal_distribution<double>(0.0, noise_)(ctx_.rng());
   out.constraints.resize(0);
 }
 

@@ -19,8 +19,6 @@ class Hartmann6 final : public sdk::Problem {
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 
  private:
-  sdk::Context& ctx_;
-  double noise_;
   sdk::Space space_;
 };
 

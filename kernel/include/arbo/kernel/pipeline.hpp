@@ -44,6 +44,8 @@ struct BlackBoxConstraint {
 /// Where objective values come from: a problem plugin, or an external command.
 struct ProblemSpec {
   std::optional<ComponentSpec> plugin;  ///< set for a built-in problem
+  double noise = 0.0;                   ///< built-in problem: std. dev. of additive Gaussian
+                                        ///< noise on the objective ([problem] noise = ...)
   std::vector<std::string> command;     ///< argv of an external command (plugin unset)
   double timeout_seconds = 3600.0;      ///< external command: wall-clock limit per evaluation
   std::string working_directory;        ///< external command: cwd (empty = the TOML's folder)
