@@ -63,7 +63,8 @@ plugin = "random"
   const auto* se = registry.find(sdk::Kind::InnerSolver, "random");
   auto prob = registry.create_as<sdk::Problem>(*pe, {ctx, pipeline.problem.plugin->params, empty});
   const sdk::Space space = prob->space();
-  auto solver = registry.create_as<sdk::InnerSolver>(*se, {ctx, pipeline.inner_solver.params, space});
+  auto solver =
+      registry.create_as<sdk::InnerSolver>(*se, {ctx, pipeline.inner_solver.params, space});
   sdk::Dataset data;
   data.reset(space.size(), {});
   sdk::Evaluation ev;
@@ -75,7 +76,8 @@ plugin = "random"
     prob->evaluate(p.x, ev);
     sink += ev.objective;
   }
-  const double baseline = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double baseline =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

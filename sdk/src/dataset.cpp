@@ -17,8 +17,8 @@ Eigen::VectorXd Dataset::target(const Metric& metric) const {
 std::optional<std::size_t> Dataset::best_feasible() const {
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < size(); ++i) {
-    if (feasible[i] && (!best || y[static_cast<Eigen::Index>(i)] <
-                                     y[static_cast<Eigen::Index>(*best)])) {
+    if (feasible[i] &&
+        (!best || y[static_cast<Eigen::Index>(i)] < y[static_cast<Eigen::Index>(*best)])) {
       best = i;
     }
   }

@@ -68,8 +68,8 @@ const char* to_string(Kind kind) noexcept {
 }
 
 std::optional<Kind> kind_from_string(std::string_view name) noexcept {
-  for (Kind k : {Kind::Surrogate, Kind::Acquisition, Kind::InnerSolver, Kind::Constraint,
-                 Kind::Problem}) {
+  for (Kind k :
+       {Kind::Surrogate, Kind::Acquisition, Kind::InnerSolver, Kind::Constraint, Kind::Problem}) {
     if (name == to_string(k)) return k;
   }
   return std::nullopt;

@@ -144,22 +144,22 @@ double row_violation(RowSense sense, double activity, double rhs) {
 
 ModelEvaluation Model::evaluate(const std::vector<double>& x) const {
   if (x.size() != vars_.size()) {
-    throw InvalidArgument(fmt::format("Model::evaluate(): point has {} entries, model has {} "
-                                      "variables",
-                                      x.size(), vars_.size()));
+    throw InvalidArgument(
+        fmt::format("Model::evaluate(): point has {} entries, model has {} "
+                    "variables",
+                    x.size(), vars_.size()));
   }
   ModelEvaluation e;
   for (std::size_t i = 0; i < vars_.size(); ++i) {
     const Variable& v = vars_[i];
-    e.max_bound_violation =
-        std::max({e.max_bound_violation, v.lower - x[i], x[i] - v.upper, 0.0});
+    e.max_bound_violation = std::max({e.max_bound_violation, v.lower - x[i], x[i] - v.upper, 0.0});
     if (v.type != VarType::Continuous) {
       e.max_integrality_violation =
           std::max(e.max_integrality_violation, std::abs(x[i] - std::round(x[i])));
     }
   }
-  e.objective = objective_.constant + linear_value(objective_.linear, x) +
-                quad_value(objective_.quad, x);
+  e.objective =
+      objective_.constant + linear_value(objective_.linear, x) + quad_value(objective_.quad, x);
   e.linear_activity.reserve(linear_.size());
   for (const auto& row : linear_) {
     const double a = linear_value(row.terms, x);

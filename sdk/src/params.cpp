@@ -263,7 +263,8 @@ ParamSet validate_params(const ParamSpecList& specs, const std::map<std::string,
   ParamSet set;
   for (const auto& spec : specs) {
     auto it = raw.find(spec.name);
-    set.set(spec.name, it == raw.end() ? spec.default_value : coerce(spec, it->second, component_id));
+    set.set(spec.name,
+            it == raw.end() ? spec.default_value : coerce(spec, it->second, component_id));
   }
   return set;
 }

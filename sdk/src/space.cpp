@@ -52,8 +52,8 @@ Parameter Parameter::real(std::string name, double lower, double upper, bool log
 
 Parameter Parameter::integer(std::string name, std::int64_t lower, std::int64_t upper,
                              bool log_scale) {
-  Parameter p = real(std::move(name), static_cast<double>(lower), static_cast<double>(upper),
-                     log_scale);
+  Parameter p =
+      real(std::move(name), static_cast<double>(lower), static_cast<double>(upper), log_scale);
   p.type = ParamType::Integer;
   return p;
 }
@@ -215,7 +215,8 @@ double Space::encode_value(std::size_t i, const Value& value) const {
     }
     case ParamType::Categorical: {
       const auto* s = std::get_if<std::string>(&value);
-      if (s == nullptr) throw bad(fmt::format("expected one of the choices, got '{}'", to_string(value)));
+      if (s == nullptr)
+        throw bad(fmt::format("expected one of the choices, got '{}'", to_string(value)));
       auto it = std::find(p.choices.begin(), p.choices.end(), *s);
       if (it == p.choices.end()) throw bad(fmt::format("'{}' is not one of the choices", *s));
       return static_cast<double>(it - p.choices.begin());
@@ -243,8 +244,8 @@ bool Space::condition_holds(const Eigen::VectorXd& snapped, std::size_t i) const
 
 void Space::snap(Eigen::Ref<Eigen::VectorXd> x) const {
   if (static_cast<std::size_t>(x.size()) != params_.size()) {
-    throw InvalidArgument(fmt::format("Space::snap(): vector has length {}, space has {} parameters",
-                                      x.size(), params_.size()));
+    throw InvalidArgument(fmt::format(
+        "Space::snap(): vector has length {}, space has {} parameters", x.size(), params_.size()));
   }
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const auto ii = static_cast<Eigen::Index>(i);
@@ -252,7 +253,8 @@ void Space::snap(Eigen::Ref<Eigen::VectorXd> x) const {
   }
   if (!has_conditions_) return;
   for (std::size_t i = 0; i < params_.size(); ++i) {
-    if (!condition_holds(x, i)) x[static_cast<Eigen::Index>(i)] = defaults_[static_cast<Eigen::Index>(i)];
+    if (!condition_holds(x, i))
+      x[static_cast<Eigen::Index>(i)] = defaults_[static_cast<Eigen::Index>(i)];
   }
 }
 
@@ -288,8 +290,9 @@ Eigen::VectorXd Space::encode(const std::vector<Value>& values) const {
 
 std::vector<Value> Space::decode(const Eigen::VectorXd& x) const {
   if (static_cast<std::size_t>(x.size()) != params_.size()) {
-    throw InvalidArgument(fmt::format("Space::decode(): vector has length {}, space has {} parameters",
-                                      x.size(), params_.size()));
+    throw InvalidArgument(
+        fmt::format("Space::decode(): vector has length {}, space has {} parameters", x.size(),
+                    params_.size()));
   }
   if (x.hasNaN()) throw InvalidArgument("Space::decode(): vector has a NaN coordinate");
   Eigen::VectorXd s = x;

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/Core>
 #include <gtest/gtest.h>
+#include <Eigen/Core>
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/plugin_registry.hpp"
@@ -65,8 +65,7 @@ struct Creation {
   arbo::sdk::CreateArgs args() { return {context, params, space}; }
 };
 
-std::vector<const LoadFailure*> failures_for(const PluginRegistry& registry,
-                                             const fs::path& file) {
+std::vector<const LoadFailure*> failures_for(const PluginRegistry& registry, const fs::path& file) {
   std::vector<const LoadFailure*> out;
   for (const LoadFailure& f : registry.failures()) {
     if (f.path == file.string()) out.push_back(&f);
@@ -109,9 +108,9 @@ TEST(abi_loader, DirectoryRejectsExactlyTheBrokenLibraries) {
   std::set<std::string> rejected;
   for (const LoadFailure& f : registry.failures()) rejected.insert(f.path);
   std::set<std::string> expected;
-  for (const char* name : {"bad_abi", "bad_fingerprint", "bad_kind", "bad_sdk_major", "bad_size",
-                           "dup_within", "empty_table", "good_dup", "missing_entry",
-                           "null_table", "throwing_params"}) {
+  for (const char* name :
+       {"bad_abi", "bad_fingerprint", "bad_kind", "bad_sdk_major", "bad_size", "dup_within",
+        "empty_table", "good_dup", "missing_entry", "null_table", "throwing_params"}) {
     expected.insert(plugin(name).string());
   }
   EXPECT_EQ(rejected, expected);
@@ -120,8 +119,7 @@ TEST(abi_loader, DirectoryRejectsExactlyTheBrokenLibraries) {
   // good_dup sorts after good, so it is the one refused and good keeps its components.
   EXPECT_EQ(component_ids(registry),
             (std::set<std::string>{"constraint/abi_sum", "constraint/abi_zero",
-                                   "constraint/abi_throwing_factory",
-                                   "surrogate/abi_wrong_kind"}));
+                                   "constraint/abi_throwing_factory", "surrogate/abi_wrong_kind"}));
   EXPECT_EQ(registry.find(Kind::Constraint, "abi_sum")->library_path, plugin("good").string());
 }
 
@@ -136,7 +134,8 @@ TEST(abi_loader, EachRejectionNamesThePathAndTheMismatch) {
   const std::vector<ExpectedFailure> cases = {
       {"bad_abi", {"ABI version mismatch", "plugin has 999, host expects 1"}},
       {"bad_size", {"struct size", std::to_string(sizeof(arbo_plugin_header_v1) + 8)}},
-      {"bad_fingerprint", {"fingerprint", "gcc-0;libstdc++-cxx11abi0", arbo::sdk::kBuildFingerprint}},
+      {"bad_fingerprint",
+       {"fingerprint", "gcc-0;libstdc++-cxx11abi0", arbo::sdk::kBuildFingerprint}},
       {"bad_sdk_major", {"SDK version", "7."}},
       {"null_table", {"no component table"}},
       {"empty_table", {"component table is empty"}},
@@ -144,7 +143,8 @@ TEST(abi_loader, EachRejectionNamesThePathAndTheMismatch) {
       {"missing_entry", {"missing entry", "arbo_plugin_entry_v1"}},
       {"dup_within", {"duplicate", "constraint/abi_twice"}},
       {"good_dup", {"duplicate", "constraint/abi_sum", plugin("good").string()}},
-      {"throwing_params", {"constraint/abi_throwing_params", "params", "params exploded on purpose"}},
+      {"throwing_params",
+       {"constraint/abi_throwing_params", "params", "params exploded on purpose"}},
   };
   for (const ExpectedFailure& c : cases) {
     SCOPED_TRACE(c.library);
@@ -364,7 +364,8 @@ TEST(abi_loader, GarbageFilesDoNotCrashTheLoader) {
   }
   {
     std::ofstream out(dir.path() / "libelfmagic.so", std::ios::binary);
-    out << "\x7f" "ELF\x02";
+    out << "\x7f"
+           "ELF\x02";
   }
   fs::create_directory(dir.path() / "libdirectory.so");
   fs::copy_file(plugin("good"), dir.path() / "libzz_good_copy.so");
@@ -389,8 +390,8 @@ TEST(abi_loader, StrippedLibrariesAreJudgedByTheirDynamicSymbols) {
   TempDir dir("stripped");
   const fs::path good = dir.path() / "libgood_stripped.so";
   const fs::path missing = dir.path() / "libmissing_stripped.so";
-  for (const auto& [from, to] : {std::pair{plugin("good"), good},
-                                 std::pair{plugin("missing_entry"), missing}}) {
+  for (const auto& [from, to] :
+       {std::pair{plugin("good"), good}, std::pair{plugin("missing_entry"), missing}}) {
     const std::string command = "strip -o '" + to.string() + "' '" + from.string() + "'";
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
   }
@@ -450,9 +451,9 @@ TEST(abi_search_path, CliFirstThenEnvironmentThenExecutableDir) {
   const fs::path a = root.path() / "a", b = root.path() / "b", c = root.path() / "c";
   const fs::path missing = root.path() / "missing";
 
-  ScopedEnv env("ARBO_PLUGIN_PATH",
-                b.string() + "::" + missing.string() + ":" + (root.path() / "a" / ".." / "a").string() +
-                    ":" + c.string());
+  ScopedEnv env("ARBO_PLUGIN_PATH", b.string() + "::" + missing.string() + ":" +
+                                        (root.path() / "a" / ".." / "a").string() + ":" +
+                                        c.string());
   const std::vector<fs::path> path =
       arbo::kernel::plugin_search_path({c.string(), missing.string(), a.string(), c.string()});
 

@@ -27,8 +27,8 @@ using arbo::kernel::ComponentLookup;
 using arbo::kernel::ComponentSpec;
 using arbo::kernel::ConfigError;
 using arbo::kernel::DesignMethod;
-using arbo::kernel::Pipeline;
 using arbo::kernel::parse_pipeline;
+using arbo::kernel::Pipeline;
 using arbo::kernel::to_toml;
 namespace sdk = arbo::sdk;
 
@@ -222,7 +222,8 @@ TEST_P(InvalidPipeline, FailsWithGoldenMessage) {
     return;
   }
   ASSERT_TRUE(fs::exists(expected_file))
-      << expected_file << " is missing; run with ARBO_UPDATE_GOLDENS=1. Message:\n" << message;
+      << expected_file << " is missing; run with ARBO_UPDATE_GOLDENS=1. Message:\n"
+      << message;
   std::string expected = read_text(expected_file);
   if (!expected.empty() && expected.back() == '\n') expected.pop_back();
   EXPECT_EQ(message, expected);
@@ -482,11 +483,10 @@ samples = 10
 )";
 
 TEST(config_overrides, AreAppliedBeforeValidation) {
-  const Pipeline p = parse(kWithConstraint, {"study.budget=20", "inner_solver.samples=500",
-                                             "known_constraints.0.rhs=3",
-                                             "known_constraints.0.coefficients=[0.5, 2]",
-                                             "study.name=hello world", "problem.shift = 0.25",
-                                             "initial_design.method=lhs"});
+  const Pipeline p = parse(
+      kWithConstraint, {"study.budget=20", "inner_solver.samples=500", "known_constraints.0.rhs=3",
+                        "known_constraints.0.coefficients=[0.5, 2]", "study.name=hello world",
+                        "problem.shift = 0.25", "initial_design.method=lhs"});
   EXPECT_EQ(p.budget, 20);
   EXPECT_EQ(p.inner_solver.params.get_int("samples"), 500);
   EXPECT_EQ(p.known_constraints[0].params.get_real("rhs"), 3.0);
@@ -550,7 +550,8 @@ TEST(config_parse, NoPluginsOfAKind) {
 }
 
 TEST(config_parse, ErrorsNameFileLineAndKey) {
-  const std::string message = parse_error("[study]\n\nbudget = -2\n[problem]\nplugin = \"branin\"\n");
+  const std::string message =
+      parse_error("[study]\n\nbudget = -2\n[problem]\nplugin = \"branin\"\n");
   EXPECT_EQ(message.rfind("[error] study.budget: ", 0), 0u) << message;
   EXPECT_NE(message.find("--> test.toml"), std::string::npos) << message;
   EXPECT_NE(message.find(" 3 | budget = -2"), std::string::npos) << message;
@@ -568,7 +569,9 @@ void expect_round_trip(const Pipeline& p) {
 }
 
 TEST(config_to_toml, RoundTripsPluginProblem) { expect_round_trip(parse(kMinimal)); }
-TEST(config_to_toml, RoundTripsConstrainedPluginProblem) { expect_round_trip(parse(kWithConstraint)); }
+TEST(config_to_toml, RoundTripsConstrainedPluginProblem) {
+  expect_round_trip(parse(kWithConstraint));
+}
 TEST(config_to_toml, RoundTripsCommandProblemWithEverything) {
   expect_round_trip(parse(kCommandPipeline));
 }
@@ -624,9 +627,8 @@ class config_load : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("arbo_config_test_" + std::string(::testing::UnitTest::GetInstance()
-                                                  ->current_test_info()
-                                                  ->name()));
+           ("arbo_config_test_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

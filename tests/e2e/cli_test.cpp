@@ -57,7 +57,9 @@ class Cli : public ::testing::Test {
     return r;
   }
 
-  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
 
   json export_json(const std::string& study) {
     const CliResult r = arbo("export " + study + " --format json");
@@ -117,7 +119,8 @@ plugin = "random"
 )";
 
 TEST_F(Cli, QuickstartRunsThroughRealPlugins) {
-  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR + "/configs/quickstart.toml --study qs");
+  const CliResult r =
+      arbo(std::string("run ") + ARBO_SOURCE_DIR + "/configs/quickstart.toml --study qs");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("budget reached"), std::string::npos) << r.out;
   const json obs = export_json("qs");
@@ -139,7 +142,8 @@ TEST_F(Cli, QuickstartRunsThroughRealPlugins) {
   const CliResult csv = arbo("export qs --format csv");
   EXPECT_EQ(csv.code, 0);
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 61);
-  EXPECT_EQ(csv.out.rfind("id,status,origin,x1,x2,objective,feasible,", 0), 0u) << csv.out.substr(0, 200);
+  EXPECT_EQ(csv.out.rfind("id,status,origin,x1,x2,objective,feasible,", 0), 0u)
+      << csv.out.substr(0, 200);
 }
 
 TEST_F(Cli, ExternalCommandFailuresAreRecordedAndTheStudyGoesOn) {
@@ -194,7 +198,6 @@ plugin = "random"
     }
   }
 }
-
 
 TEST_F(Cli, KillNineAndResumeLosesNothing) {
   write("slow.py", kSlowObjective);
@@ -303,8 +306,10 @@ plugin = "random"
   for (const auto& o : obs) {
     const int id = o["id"];
     if (id % 3 == 0) {
-      EXPECT_NE(o.value("reason", "").find("[problem/faulty] evaluate() failed: simulated objective crash"),
-                std::string::npos) << o.dump();
+      EXPECT_NE(o.value("reason", "")
+                    .find("[problem/faulty] evaluate() failed: simulated objective crash"),
+                std::string::npos)
+          << o.dump();
     } else if (id % 4 == 0) {
       EXPECT_NE(o.value("reason", "").find("non-finite objective"), std::string::npos) << o.dump();
     } else {
@@ -396,7 +401,9 @@ TEST_F(Cli, BadInputGivesClearErrorsAndExitCodes) {
   EXPECT_NE(r.err.find("typo.toml"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("did you mean 'random'"), std::string::npos) << r.err;
 
-  write("ok.toml", "[study]\nbudget = 3\n[problem]\nplugin = \"branin\"\n[inner_solver]\nplugin = \"random\"\n");
+  write(
+      "ok.toml",
+      "[study]\nbudget = 3\n[problem]\nplugin = \"branin\"\n[inner_solver]\nplugin = \"random\"\n");
   r = arbo("check ok.toml");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("ok"), std::string::npos);
@@ -423,7 +430,9 @@ TEST_F(Cli, BrokenPluginsAreReportedAndTheRestStillWork) {
   if (!fs::exists(abi_dir)) {
     GTEST_SKIP() << "broken-plugin corpus not built";
   }
-  write("ok.toml", "[study]\nbudget = 3\n[problem]\nplugin = \"branin\"\n[inner_solver]\nplugin = \"random\"\n");
+  write(
+      "ok.toml",
+      "[study]\nbudget = 3\n[problem]\nplugin = \"branin\"\n[inner_solver]\nplugin = \"random\"\n");
   const CliResult r = arbo("--plugin-path " + abi_dir + " run ok.toml --study s");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("ABI version mismatch"), std::string::npos) << r.err;

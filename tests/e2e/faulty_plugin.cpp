@@ -51,7 +51,8 @@ class FaultyProblem final : public sdk::Problem {
   sdk::ProblemInfo info() const override { return {}; }
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override {
     ++n_;
-    if (throw_every_ > 0 && n_ % throw_every_ == 0) throw std::runtime_error("simulated objective crash");
+    if (throw_every_ > 0 && n_ % throw_every_ == 0)
+      throw std::runtime_error("simulated objective crash");
     out.objective = nan_every_ > 0 && n_ % nan_every_ == 0 ? std::nan("") : x[0] * x[0];
     out.constraints.resize(0);
   }
@@ -78,5 +79,6 @@ class NeverSatisfied final : public sdk::Constraint {
 ARBO_PLUGIN_BEGIN("arbo-test-faulty", "0.1.0", "Plugins that fail on purpose, for tests")
 ARBO_COMPONENT(InnerSolver, "throwing", arbo::plugins::ThrowingSolver, "Throws on its n-th call")
 ARBO_COMPONENT(Problem, "faulty", arbo::plugins::FaultyProblem, "Throws or returns NaN at times")
-ARBO_COMPONENT(Constraint, "never", arbo::plugins::NeverSatisfied, "A known constraint no point meets")
+ARBO_COMPONENT(Constraint, "never", arbo::plugins::NeverSatisfied,
+               "A known constraint no point meets")
 ARBO_PLUGIN_END()

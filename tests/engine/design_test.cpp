@@ -45,8 +45,8 @@ TEST_P(DesignTest, KnownConstraintsAreRespected) {
 
 TEST_P(DesignTest, ImpossibleConstraintsGiveFewerPoints) {
   const sdk::Space space = mixed_space();
-  const auto d = make_design(space, GetParam(), 5, 3, [](const Eigen::VectorXd&) { return false; },
-                             1000);
+  const auto d = make_design(
+      space, GetParam(), 5, 3, [](const Eigen::VectorXd&) { return false; }, 1000);
   EXPECT_TRUE(d.empty());
 }
 

@@ -86,8 +86,9 @@ class CommandEvaluatorTest : public ::testing::Test {
 
 TEST_F(CommandEvaluatorTest, PassesThePointAndReadsTheResult) {
   // The script echoes back what it read so the test sees the exact input protocol.
-  const auto o = run("read line\n"
-                     "case \"$line\" in *'\"id\": 7'*'\"x\": 0.25'*) echo 42.5;; *) echo bad;; esac\n");
+  const auto o =
+      run("read line\n"
+          "case \"$line\" in *'\"id\": 7'*'\"x\": 0.25'*) echo 42.5;; *) echo bad;; esac\n");
   ASSERT_TRUE(o.ok) << o.reason;
   EXPECT_EQ(o.objective, 42.5);
 }

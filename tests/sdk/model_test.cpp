@@ -56,8 +56,7 @@ TEST(Model, AddVariable) {
   expect_contains(invalid([&] { m.add_variable("bad", VarType::Continuous, 2, 1); }),
                   "'bad' has invalid bounds [2, 1]");
   expect_contains(invalid([&] { m.add_variable("nan", VarType::Integer, NAN, 1); }), "'nan'");
-  expect_contains(invalid([&] { m.add_variable("nan2", VarType::Continuous, 0, NAN); }),
-                  "'nan2'");
+  expect_contains(invalid([&] { m.add_variable("nan2", VarType::Continuous, 0, NAN); }), "'nan2'");
   // A binary whose bounds exclude both 0 and 1 is empty, not silently inverted.
   expect_contains(invalid([&] { m.add_variable("b2", VarType::Binary, 2, 3); }), "'b2'");
   EXPECT_EQ(m.num_variables(), 5u);
@@ -86,24 +85,31 @@ TEST(Model, RejectsBadTerms) {
   Model m;
   m.add_variable("x", VarType::Continuous, 0, 1);
   m.add_variable("y", VarType::Continuous, 0, 1);
-  expect_contains(invalid([&] { m.add_linear_row({"r1", {{2, 1.0}}, RowSense::LessEqual, 1}); }),
+  expect_contains(invalid([&] {
+                    m.add_linear_row({"r1", {{2, 1.0}}, RowSense::LessEqual, 1});
+                  }),
                   "linear row 'r1' references unknown variable 2");
-  expect_contains(invalid([&] { m.add_linear_row({"r2", {{-1, 1.0}}, RowSense::Equal, 1}); }),
+  expect_contains(invalid([&] {
+                    m.add_linear_row({"r2", {{-1, 1.0}}, RowSense::Equal, 1});
+                  }),
                   "unknown variable -1");
-  expect_contains(
-      invalid([&] { m.add_linear_row({"r3", {{0, INFINITY}}, RowSense::LessEqual, 1}); }),
-      "non-finite coefficient");
-  expect_contains(invalid([&] { m.add_linear_row({"r4", {{0, 1.0}}, RowSense::LessEqual, NAN}); }),
+  expect_contains(invalid([&] {
+                    m.add_linear_row({"r3", {{0, INFINITY}}, RowSense::LessEqual, 1});
+                  }),
+                  "non-finite coefficient");
+  expect_contains(invalid([&] {
+                    m.add_linear_row({"r4", {{0, 1.0}}, RowSense::LessEqual, NAN});
+                  }),
                   "NaN rhs");
   expect_contains(invalid([&] {
                     m.add_quadratic_row({"q1", {{0, 5, 1.0}}, {}, RowSense::LessEqual, 1, false});
                   }),
                   "quadratic row 'q1' references unknown variable 5");
-  expect_contains(invalid([&] {
-                    m.add_quadratic_row({"q2", {{0, 1, 1.0}}, {{7, 1.0}}, RowSense::LessEqual, 1,
-                                         false});
-                  }),
-                  "unknown variable 7");
+  expect_contains(
+      invalid([&] {
+        m.add_quadratic_row({"q2", {{0, 1, 1.0}}, {{7, 1.0}}, RowSense::LessEqual, 1, false});
+      }),
+      "unknown variable 7");
   expect_contains(invalid([&] {
                     m.add_quadratic_row({"q3", {{0, 0, NAN}}, {}, RowSense::LessEqual, 1, false});
                   }),
@@ -154,8 +160,8 @@ TEST(Model, Evaluate) {
   m.add_linear_row({"le", {{x, 1.0}, {n, 1.0}}, RowSense::LessEqual, 4});
   m.add_linear_row({"ge", {{b, 2.0}}, RowSense::GreaterEqual, 1});
   m.add_linear_row({"eq", {{f, 1.0}, {x, -1.0}}, RowSense::Equal, 0});
-  m.add_quadratic_row({"ball", {{x, x, 1.0}, {f, f, 1.0}}, {{n, 1.0}}, RowSense::LessEqual, 20,
-                       true});
+  m.add_quadratic_row(
+      {"ball", {{x, x, 1.0}, {f, f, 1.0}}, {{n, 1.0}}, RowSense::LessEqual, 20, true});
 
   // A feasible point.
   auto e = m.evaluate({3.0, 1.0, 1.0, 3.0});
@@ -195,8 +201,7 @@ TEST(Model, Evaluate) {
   EXPECT_DOUBLE_EQ(e.max_integrality_violation, 0.4);
   e = m.evaluate({1.0, 0.0, 0.0, 1e6});
   EXPECT_EQ(e.max_bound_violation, 0.0);  // infinite bounds never violated
-  EXPECT_DOUBLE_EQ(e.max_violation(), std::max({e.max_bound_violation,
-                                                e.max_integrality_violation,
+  EXPECT_DOUBLE_EQ(e.max_violation(), std::max({e.max_bound_violation, e.max_integrality_violation,
                                                 e.max_row_violation}));
   EXPECT_GT(e.max_violation(), 0.0);
 

@@ -176,11 +176,13 @@ TEST(ParamSet, WrongKindAndMissingErrors) {
     }
     return std::string("no throw");
   };
-  expect_contains(key_of([&] { set.get_bool("restarts"); }), "restarts: parameter 'restarts' is not a bool");
+  expect_contains(key_of([&] { set.get_bool("restarts"); }),
+                  "restarts: parameter 'restarts' is not a bool");
   expect_contains(key_of([&] { set.get_int("noise"); }), "noise: parameter 'noise' is not a");
   expect_contains(key_of([&] { set.get_real("label"); }), "label: parameter 'label' is not a real");
   expect_contains(key_of([&] { set.get_string("verbose"); }), "verbose:");
-  expect_contains(key_of([&] { set.get_real_list("xi"); }), "xi: parameter 'xi' is not a real list");
+  expect_contains(key_of([&] { set.get_real_list("xi"); }),
+                  "xi: parameter 'xi' is not a real list");
   expect_contains(key_of([&] { set.get("missing"); }), "missing: no parameter 'missing'");
   expect_contains(key_of([&] { set.get_real("missing"); }), "missing:");
   // get_real converts ints.
@@ -196,7 +198,7 @@ TEST(NearestName, Hints) {
   const std::vector<std::string> names = {"restarts", "noise", "kernel", "lengthscale"};
   EXPECT_EQ(nearest_name("restart", names), "restarts");
   EXPECT_EQ(nearest_name("noize", names), "noise");
-  EXPECT_EQ(nearest_name("kernle", names), "kernel");   // transposition = 2 edits
+  EXPECT_EQ(nearest_name("kernle", names), "kernel");           // transposition = 2 edits
   EXPECT_EQ(nearest_name("lenghtscal", names), "lengthscale");  // 3 edits, |key|/3 = 3
   EXPECT_EQ(nearest_name("kernel", names), "kernel");
   EXPECT_EQ(nearest_name("zzzzzz", names), "");

@@ -31,14 +31,11 @@ TEST(PluginHeader, MadeHeaderPasses) {
   EXPECT_EQ(h.cpp_table, &kEmptyTable);
   EXPECT_STREQ(h.build_fingerprint, sdk_build_fingerprint());
   // The header can be built at compile time, as the plugin macros do.
-  static constexpr arbo_plugin_header_v1 kConst =
-      detail::make_header("c", "0", "d", &kEmptyTable);
+  static constexpr arbo_plugin_header_v1 kConst = detail::make_header("c", "0", "d", &kEmptyTable);
   EXPECT_EQ(check_plugin_header(&kConst), "");
 }
 
-TEST(PluginHeader, NullHeader) {
-  expect_contains(check_plugin_header(nullptr), "null header");
-}
+TEST(PluginHeader, NullHeader) { expect_contains(check_plugin_header(nullptr), "null header"); }
 
 TEST(PluginHeader, LayoutMismatch) {
   arbo_plugin_header_v1 h = good_header();

@@ -47,8 +47,8 @@ void expect_names(const std::string& msg, const std::string& name, const std::st
 }
 
 TEST(SpaceTypes, ToStringAndParse) {
-  for (ParamType t : {ParamType::Real, ParamType::Integer, ParamType::Categorical,
-                      ParamType::Binary}) {
+  for (ParamType t :
+       {ParamType::Real, ParamType::Integer, ParamType::Categorical, ParamType::Binary}) {
     EXPECT_EQ(param_type_from_string(to_string(t)), t);
   }
   EXPECT_EQ(param_type_from_string("int"), ParamType::Integer);
@@ -81,11 +81,13 @@ TEST(SpaceConstruction, Errors) {
   expect_names(space_error({Parameter::categorical("opt", {"a", "b", "a"})}), "opt",
                "duplicate choices");
   // Conditions.
-  expect_names(space_error({with_condition(Parameter::real("m", 0, 1), "opt", {Value{std::string("a")}})}),
-               "m", "'opt', which is not a parameter declared before it");
-  expect_names(space_error({with_condition(Parameter::real("m", 0, 1), "opt", {Value{std::string("a")}}),
-                            Parameter::categorical("opt", {"a", "b"})}),
-               "m", "not a parameter declared before it");
+  expect_names(
+      space_error({with_condition(Parameter::real("m", 0, 1), "opt", {Value{std::string("a")}})}),
+      "m", "'opt', which is not a parameter declared before it");
+  expect_names(
+      space_error({with_condition(Parameter::real("m", 0, 1), "opt", {Value{std::string("a")}}),
+                   Parameter::categorical("opt", {"a", "b"})}),
+      "m", "not a parameter declared before it");
   expect_names(space_error({Parameter::real("x", 0, 1),
                             with_condition(Parameter::real("m", 0, 1), "x", {Value{0.5}})}),
                "m", "real-valued");
@@ -96,20 +98,17 @@ TEST(SpaceConstruction, Errors) {
       space_error({Parameter::categorical("opt", {"a", "b"}),
                    with_condition(Parameter::real("m", 0, 1), "opt", {Value{std::string("c")}})}),
       "m", "condition value");
-  expect_names(space_error({Parameter::integer("k", 1, 3),
-                            with_condition(Parameter::real("m", 0, 1), "k",
-                                           {Value{std::int64_t{7}}})}),
-               "m", "outside");
-  expect_names(space_error({Parameter::binary("b"),
-                            with_condition(Parameter::real("m", 0, 1), "b",
-                                           {Value{std::string("yes")}})}),
+  expect_names(
+      space_error({Parameter::integer("k", 1, 3),
+                   with_condition(Parameter::real("m", 0, 1), "k", {Value{std::int64_t{7}}})}),
+      "m", "outside");
+  expect_names(space_error({Parameter::binary("b"), with_condition(Parameter::real("m", 0, 1), "b",
+                                                                   {Value{std::string("yes")}})}),
                "m", "condition value");
   // Defaults outside the domain.
   expect_names(space_error({with_default(Parameter::real("lr", 0, 1), 2.0)}), "lr", "default");
-  expect_names(space_error({with_default(Parameter::integer("n", 0, 4), 1.5)}), "n",
-               "default");
-  expect_names(space_error({with_default(Parameter::categorical("opt", {"a"}),
-                                         std::string("b"))}),
+  expect_names(space_error({with_default(Parameter::integer("n", 0, 4), 1.5)}), "n", "default");
+  expect_names(space_error({with_default(Parameter::categorical("opt", {"a"}), std::string("b"))}),
                "opt", "default");
   expect_names(space_error({with_default(Parameter::binary("b"), std::string("x"))}), "b",
                "default");
@@ -149,8 +148,8 @@ TEST(SpaceEncoding, RoundTripEveryType) {
   Space s({Parameter::real("r", -1, 3), Parameter::real("lr", 1e-4, 1, true),
            Parameter::integer("n", -5, 5), Parameter::integer("ln", 1, 1000, true),
            Parameter::categorical("c", {"x", "y", "z"}), Parameter::binary("b")});
-  const std::vector<Value> v = {0.25, 1e-3, std::int64_t{-4}, std::int64_t{37},
-                                std::string("z"), true};
+  const std::vector<Value> v = {0.25, 1e-3, std::int64_t{-4}, std::int64_t{37}, std::string("z"),
+                                true};
   const Eigen::VectorXd x = s.encode(v);
   EXPECT_EQ(x[0], 0.25);
   EXPECT_DOUBLE_EQ(x[1], std::log(1e-3));
@@ -175,14 +174,13 @@ TEST(SpaceEncoding, RoundTripEveryType) {
     ASSERT_EQ(std::get<std::int64_t>(d[0]), k);
   }
   // Bounds themselves.
-  EXPECT_EQ(std::get<double>(s.decode(s.encode({-1.0, 1.0, std::int64_t{5}, std::int64_t{1},
-                                                std::string("x"), false}))[0]),
+  EXPECT_EQ(std::get<double>(s.decode(s.encode(
+                {-1.0, 1.0, std::int64_t{5}, std::int64_t{1}, std::string("x"), false}))[0]),
             -1.0);
 }
 
 TEST(SpaceEncoding, Coercions) {
-  Space s({Parameter::real("r", 0, 10), Parameter::binary("b"),
-           Parameter::integer("n", 0, 10)});
+  Space s({Parameter::real("r", 0, 10), Parameter::binary("b"), Parameter::integer("n", 0, 10)});
   // Integers are accepted for reals, 0/1 for binaries, whole doubles for integers.
   const auto x = s.encode({std::int64_t{3}, std::int64_t{1}, 4.0});
   EXPECT_EQ(x, vec({3, 1, 4}));
@@ -205,8 +203,7 @@ TEST(SpaceEncoding, Errors) {
     return std::string();
   };
   const Value ok_c = std::string("adam");
-  EXPECT_NE(err({0.5, std::int64_t{1}}).find("got 2 values for 4 parameters"),
-            std::string::npos);
+  EXPECT_NE(err({0.5, std::int64_t{1}}).find("got 2 values for 4 parameters"), std::string::npos);
   expect_names(err({1.5, std::int64_t{1}, ok_c, true}), "r", "outside [0, 1]");
   expect_names(err({std::string("x"), std::int64_t{1}, ok_c, true}), "r", "expected a number");
   expect_names(err({NAN, std::int64_t{1}, ok_c, true}), "r", "not finite");
@@ -325,8 +322,7 @@ TEST(SpaceFromUnit, DiscreteValuesHaveEqualMass) {
   EXPECT_EQ(s.from_unit(Eigen::VectorXd::Zero(5)).head(4), vec({-2, 0, 0, -1}));
   EXPECT_EQ(s.from_unit(Eigen::VectorXd::Ones(5)).head(4), vec({4, 4, 1, 1}));
   EXPECT_EQ(s.from_unit(Eigen::VectorXd::Constant(5, 7.0)), s.from_unit(Eigen::VectorXd::Ones(5)));
-  EXPECT_EQ(s.from_unit(Eigen::VectorXd::Constant(5, -3.0)),
-            s.from_unit(Eigen::VectorXd::Zero(5)));
+  EXPECT_EQ(s.from_unit(Eigen::VectorXd::Constant(5, -3.0)), s.from_unit(Eigen::VectorXd::Zero(5)));
   Space lr({Parameter::real("lr", 1e-4, 1, true)});
   EXPECT_NEAR(std::exp(lr.from_unit(vec({0.5}))[0]), 1e-2, 1e-12);
 
@@ -347,9 +343,9 @@ Space conditional_space() {
                      {Value{std::int64_t{2}}, Value{std::int64_t{3}}}),
       // The default `true` satisfies the grandchild's condition, so only the recursion on the
       // parent's own activity can make `dropout` inactive when layers < 3.
-      with_default(with_condition(Parameter::binary("use_dropout"), "layers",
-                                  {Value{std::int64_t{3}}}),
-                   true),
+      with_default(
+          with_condition(Parameter::binary("use_dropout"), "layers", {Value{std::int64_t{3}}}),
+          true),
       with_condition(Parameter::real("dropout", 0, 0.5), "use_dropout", {Value{true}}),
   });
 }
@@ -407,11 +403,11 @@ TEST(SpaceConditions, ContainsRequiresInactiveCoordinatesAtDefault) {
   s.snap(x);
   EXPECT_TRUE(s.contains(x));
   // encode ignores values given for inactive parameters and takes monostate.
-  const Eigen::VectorXd e = s.encode({std::string("adam"), Value{}, std::int64_t{1}, Value{},
-                                      Value{}, Value{}});
+  const Eigen::VectorXd e =
+      s.encode({std::string("adam"), Value{}, std::int64_t{1}, Value{}, Value{}, Value{}});
   EXPECT_EQ(e, x);
-  const Eigen::VectorXd e2 = s.encode({std::string("adam"), 0.3, std::int64_t{1},
-                                       std::int64_t{20}, false, 0.1});
+  const Eigen::VectorXd e2 =
+      s.encode({std::string("adam"), 0.3, std::int64_t{1}, std::int64_t{20}, false, 0.1});
   EXPECT_EQ(e2, x);
   // Equal configurations have equal vectors.
   EXPECT_EQ(s.from_unit(vec({0.1, 0.2, 0.1, 0.3, 0.9, 0.2})),

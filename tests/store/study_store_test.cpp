@@ -29,9 +29,8 @@ class TempDir {
   TempDir() {
     static std::atomic<int> counter{0};
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            fmt::format("arbo_store_test_{}_{}_{}", ::getpid(),
-                        info ? info->name() : "none", counter++);
+    path_ = fs::temp_directory_path() / fmt::format("arbo_store_test_{}_{}_{}", ::getpid(),
+                                                    info ? info->name() : "none", counter++);
     fs::remove_all(path_);
   }
   ~TempDir() {
@@ -84,8 +83,7 @@ Observation pending_obs(double seed) {
 
 // Unix time from the clock the store uses (time() may read a coarser clock).
 double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void raw_exec(const fs::path& db, const std::string& sql) {
@@ -259,8 +257,7 @@ TEST(StudyStore, StoresPointsAsRawLittleEndianDoubles) {
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open((tmp.study() / "study.db").c_str(), &h), SQLITE_OK);
   sqlite3_stmt* s = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT x, typeof(x), params FROM observations", -1, &s,
-                               nullptr),
+  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT x, typeof(x), params FROM observations", -1, &s, nullptr),
             SQLITE_OK);
   ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
   ASSERT_EQ(sqlite3_column_bytes(s, 0), 24);
@@ -444,8 +441,7 @@ TEST(StudyStore, RejectsNanObjectiveAndInvalidParams) {
   bad.params_json = "{not json";
   EXPECT_NE(study_error([&] { store.add_pending(bad); }).find("JSON"), std::string::npos);
   Observation pending = pending_obs(3);
-  EXPECT_NE(study_error([&] { store.add_finished(pending); }).find("pending"),
-            std::string::npos);
+  EXPECT_NE(study_error([&] { store.add_finished(pending); }).find("pending"), std::string::npos);
   EXPECT_EQ(store.observations().size(), 1u);
 }
 
@@ -455,8 +451,7 @@ TEST(StudyLock, SecondLockOnSameDirectoryFails) {
   {
     StudyLock first(tmp.study());
     const std::string msg = study_error([&] { StudyLock second(tmp.study()); });
-    EXPECT_EQ(msg, fmt::format("study {} is in use by another arbo process",
-                               tmp.study().string()));
+    EXPECT_EQ(msg, fmt::format("study {} is in use by another arbo process", tmp.study().string()));
     // Other directories are independent.
     fs::create_directories(tmp.path() / "other");
     StudyLock other(tmp.path() / "other");

@@ -75,8 +75,8 @@ Override parse_override(const std::string& text) {
   for (const auto& p : o.path) dotted += (dotted.empty() ? "" : ".") + format_key(p);
   if (auto doc = parse_single_key(fmt::format("{} = {}", dotted, value), o.path)) {
     o.doc = std::move(*doc);
-  } else if (auto str = parse_single_key(fmt::format("{} = {}", dotted, quote_string(value)),
-                                         o.path)) {
+  } else if (auto str =
+                 parse_single_key(fmt::format("{} = {}", dotted, quote_string(value)), o.path)) {
     o.doc = std::move(*str);
   } else {
     bad_override(text, "cannot be read as a TOML key and value");
@@ -119,9 +119,8 @@ void apply_override(TomlValue& root, const Override& o) {
                                          walked, walked));
       }
       if (*index >= array.size()) {
-        bad_override(o.text, fmt::format("index {} is out of range: '{}' has {} element{}",
-                                         *index, walked, array.size(),
-                                         array.size() == 1 ? "" : "s"));
+        bad_override(o.text, fmt::format("index {} is out of range: '{}' has {} element{}", *index,
+                                         walked, array.size(), array.size() == 1 ? "" : "s"));
       }
       if (last) {
         array[*index] = *src;

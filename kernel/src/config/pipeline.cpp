@@ -39,13 +39,13 @@ using config::TomlValue;
 using config::type_name;
 using Names = std::vector<std::string>;
 
-const Names kTopLevelKeys = {"study",          "problem",   "black_box_constraints",
-                             "known_constraints", "initial_design", "surrogate",
-                             "acquisition",    "inner_solver"};
+const Names kTopLevelKeys = {
+    "study",          "problem",   "black_box_constraints", "known_constraints",
+    "initial_design", "surrogate", "acquisition",           "inner_solver"};
 const Names kStudyKeys = {"name", "seed", "budget", "direction", "time_limit"};
 const Names kCommandKeys = {"command", "timeout", "workdir", "parameters"};
-const Names kParameterKeys = {"name", "type", "low", "high", "log", "choices", "default",
-                              "active_if"};
+const Names kParameterKeys = {"name", "type",    "low",     "high",
+                              "log",  "choices", "default", "active_if"};
 const Names kBlackBoxKeys = {"name", "sense", "threshold"};
 const Names kDesignKeys = {"method", "size"};
 const Names kParamTypes = {"real", "integer", "categorical", "binary"};
@@ -104,7 +104,8 @@ double read_number(const TomlValue& v, std::string_view path, std::string_view e
 
 double read_finite(const TomlValue& v, std::string_view path, std::string_view expected) {
   const double d = read_number(v, path, expected);
-  if (!std::isfinite(d)) fail(v, path, fmt::format("expected {}, got {}", expected, d), "not finite");
+  if (!std::isfinite(d))
+    fail(v, path, fmt::format("expected {}, got {}", expected, d), "not finite");
   return d;
 }
 
@@ -166,8 +167,7 @@ sdk::ParamValue to_param_value(const TomlValue& v, std::string_view path) {
       }
       return list;
     }
-    default:
-      wrong_type(v, path, "a boolean, number, string or array of numbers");
+    default: wrong_type(v, path, "a boolean, number, string or array of numbers");
   }
 }
 
@@ -252,8 +252,8 @@ class PipelineReader {
     const TomlValue* plugin = find_key(table, "plugin");
     if (plugin == nullptr) {
       fail(table, join_path(path, "plugin"),
-           fmt::format("missing key 'plugin'; name the {} component to use{}",
-                       sdk::to_string(kind), available_suffix(kind)),
+           fmt::format("missing key 'plugin'; name the {} component to use{}", sdk::to_string(kind),
+                       available_suffix(kind)),
            "in this table");
     }
     const std::string key = join_path(path, "plugin");
@@ -267,8 +267,7 @@ class PipelineReader {
       } else {
         message += did_you_mean(name, names, "plugins");
       }
-      fail(*plugin, key, message, "unknown plugin",
-           {"`arbo plugins` lists the loaded components"});
+      fail(*plugin, key, message, "unknown plugin", {"`arbo plugins` lists the loaded components"});
     }
     return *info;
   }
@@ -292,8 +291,8 @@ class PipelineReader {
                                      [&](const sdk::ParamSpec& s) { return s.name == e.key(); });
       const std::string message = reword_param_error(e.what(), id, e.key());
       if (spec == specs.end()) {
-        fail(where != nullptr ? *where : table,
-             where != nullptr ? join_path(path, e.key()) : path, message, "unknown parameter",
+        fail(where != nullptr ? *where : table, where != nullptr ? join_path(path, e.key()) : path,
+             message, "unknown parameter",
              {fmt::format("`arbo plugins --params` lists the parameters of {}", id)});
       }
       fail(where != nullptr ? *where : table, where != nullptr ? join_path(path, e.key()) : path,
@@ -520,8 +519,8 @@ class PipelineReader {
     const auto require = [&](std::string_view k, std::string_view example) -> const TomlValue& {
       const auto* v = find_key(table, k);
       if (v == nullptr) {
-        fail(table, key(k), fmt::format("missing key '{}' of {} parameter '{}'", k, type_label,
-                                        p.name),
+        fail(table, key(k),
+             fmt::format("missing key '{}' of {} parameter '{}'", k, type_label, p.name),
              "in this table", {fmt::format("write {}", example)});
       }
       return *v;
@@ -557,8 +556,10 @@ class PipelineReader {
         p.choices.push_back(read_string(c, key("choices"), "an array of strings"));
       }
     }
-    if (const auto* v = find_key(table, "default")) p.default_value = read_default(*v, p, key("default"));
-    if (const auto* v = find_key(table, "active_if")) p.condition = read_condition(*v, key("active_if"));
+    if (const auto* v = find_key(table, "default"))
+      p.default_value = read_default(*v, p, key("default"));
+    if (const auto* v = find_key(table, "active_if"))
+      p.condition = read_condition(*v, key("active_if"));
     return p;
   }
 
@@ -567,8 +568,10 @@ class PipelineReader {
                                  const std::string& path) {
     switch (p.type) {
       case sdk::ParamType::Real: return read_number(v, path, "a number");
-      case sdk::ParamType::Integer: return static_cast<std::int64_t>(read_int(v, path, "an integer"));
-      case sdk::ParamType::Categorical: return read_string(v, path, "one of the choices (a string)");
+      case sdk::ParamType::Integer:
+        return static_cast<std::int64_t>(read_int(v, path, "an integer"));
+      case sdk::ParamType::Categorical:
+        return read_string(v, path, "one of the choices (a string)");
       case sdk::ParamType::Binary: return read_bool(v, path);
     }
     return {};
@@ -604,8 +607,8 @@ class PipelineReader {
     }
     for (std::size_t n = 1; n <= params.size(); ++n) {
       try {
-        sdk::Space space(std::vector<sdk::Parameter>(params.begin(),
-                                                     params.begin() + static_cast<long>(n)));
+        sdk::Space space(
+            std::vector<sdk::Parameter>(params.begin(), params.begin() + static_cast<long>(n)));
       } catch (const sdk::InvalidArgument& e) {
         const TomlValue& table = array[n - 1];
         const std::string path = fmt::format("problem.parameters.{}", n - 1);
@@ -680,8 +683,8 @@ class PipelineReader {
     if (value == nullptr) return;
     const auto& array = read_table_array(*value, "known_constraints", "[[known_constraints]]");
     for (std::size_t i = 0; i < array.size(); ++i) {
-      p.known_constraints.push_back(read_component(
-          array[i], fmt::format("known_constraints.{}", i), sdk::Kind::Constraint));
+      p.known_constraints.push_back(
+          read_component(array[i], fmt::format("known_constraints.{}", i), sdk::Kind::Constraint));
     }
   }
 

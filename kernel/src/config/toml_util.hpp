@@ -27,9 +27,8 @@ std::string type_name(const TomlValue& v);
 
 /// Throws a ConfigError "[error] <key_path>: <message>" with the source line of `where`
 /// underlined and `comment` under it (toml11 format, which names the file and line).
-[[noreturn]] void fail(const TomlValue& where, std::string_view key_path,
-                       std::string_view message, std::string_view comment,
-                       std::vector<std::string> hints = {});
+[[noreturn]] void fail(const TomlValue& where, std::string_view key_path, std::string_view message,
+                       std::string_view comment, std::vector<std::string> hints = {});
 
 /// As `fail`, showing two locations (e.g. both declarations of a duplicate name).
 [[noreturn]] void fail(const TomlValue& first, std::string_view first_comment,

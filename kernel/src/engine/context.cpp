@@ -39,9 +39,9 @@ double KernelContext::seconds_left() const {
 }
 
 void KernelContext::reseed(std::uint64_t seed, std::uint64_t stream, std::uint64_t salt) {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+  std::seed_seq seq{static_cast<std::uint32_t>(seed),   static_cast<std::uint32_t>(seed >> 32),
                     static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32),
-                    static_cast<std::uint32_t>(salt), static_cast<std::uint32_t>(salt >> 32)};
+                    static_cast<std::uint32_t>(salt),   static_cast<std::uint32_t>(salt >> 32)};
   rng_.seed(seq);
 }
 

@@ -57,8 +57,9 @@ EvalOutcome interpret(const nlohmann::json& j, const std::vector<BlackBoxConstra
   out.constraints = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(cons.size()));
   if (j.is_number() || j.is_null()) {
     if (!cons.empty()) {
-      out.reason = "output is a bare number but the study declares black-box constraints; "
-                   "print {\"objective\": ..., \"constraints\": {...}}";
+      out.reason =
+          "output is a bare number but the study declares black-box constraints; "
+          "print {\"objective\": ..., \"constraints\": {...}}";
       return out;
     }
     auto v = finite_number(j);
@@ -75,7 +76,8 @@ EvalOutcome interpret(const nlohmann::json& j, const std::vector<BlackBoxConstra
     return out;
   }
   if (auto e = j.find("error"); e != j.end()) {
-    out.reason = "command reported an error: " + (e->is_string() ? e->get<std::string>() : e->dump());
+    out.reason =
+        "command reported an error: " + (e->is_string() ? e->get<std::string>() : e->dump());
     return out;
   }
   auto o = j.find("objective");
@@ -92,8 +94,8 @@ EvalOutcome interpret(const nlohmann::json& j, const std::vector<BlackBoxConstra
   if (!cons.empty()) {
     auto c = j.find("constraints");
     if (c == j.end()) {
-      out.reason = "output has no \"constraints\" but the study declares " +
-                   std::to_string(cons.size());
+      out.reason =
+          "output has no \"constraints\" but the study declares " + std::to_string(cons.size());
       return out;
     }
     for (std::size_t k = 0; k < cons.size(); ++k) {
@@ -108,8 +110,8 @@ EvalOutcome interpret(const nlohmann::json& j, const std::vector<BlackBoxConstra
       } else if (c->is_array() && c->size() == cons.size()) {
         cv = &(*c)[k];
       } else {
-        out.reason = fmt::format("\"constraints\" must be an object by name or an array of {}",
-                                 cons.size());
+        out.reason =
+            fmt::format("\"constraints\" must be an object by name or an array of {}", cons.size());
         return out;
       }
       auto value = finite_number(*cv);
@@ -139,9 +141,8 @@ class CommandEvaluator final : public Evaluator {
     // A command that exits without reading stdin must not kill arbo with SIGPIPE; the child
     // gets the default disposition back before exec.
     signal(SIGPIPE, SIG_IGN);
-    std::filesystem::path wd = spec_.working_directory.empty()
-                                   ? base
-                                   : std::filesystem::path(spec_.working_directory);
+    std::filesystem::path wd =
+        spec_.working_directory.empty() ? base : std::filesystem::path(spec_.working_directory);
     if (wd.is_relative()) wd = base / wd;
     workdir_ = wd.empty() ? std::string(".") : wd.string();
   }
@@ -223,7 +224,8 @@ class CommandEvaluator final : public Evaluator {
     close(err_pipe[1]);
     close(exec_pipe[1]);
     int exec_errno = 0;
-    const bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
+    const bool exec_failed =
+        read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
     close(exec_pipe[0]);
     if (exec_failed) {
       close(in_pipe[1]);

@@ -19,11 +19,13 @@ class ProblemEvaluator final : public Evaluator {
  public:
   ProblemEvaluator(std::shared_ptr<sdk::Problem> problem, std::string id, KernelContext& context,
                    std::uint64_t seed, double noise)
-      : problem_(std::move(problem)), id_(std::move(id)), context_(context), seed_(seed),
+      : problem_(std::move(problem)),
+        id_(std::move(id)),
+        context_(context),
+        seed_(seed),
         noise_(noise) {}
 
-  EvalOutcome evaluate(std::int64_t obs_id, const Eigen::VectorXd& x,
-                       const std::string&) override {
+  EvalOutcome evaluate(std::int64_t obs_id, const Eigen::VectorXd& x, const std::string&) override {
     EvalOutcome out;
     // Noise is a function of (seed, observation id), so a re-run after a crash gives the same
     // value as the lost run would have.
@@ -36,8 +38,8 @@ class ProblemEvaluator final : public Evaluator {
       return out;
     }
     if (!std::isfinite(eval_.objective)) {
-      out.reason = fmt::format("[{}] evaluate() returned a non-finite objective ({})", id_,
-                               eval_.objective);
+      out.reason =
+          fmt::format("[{}] evaluate() returned a non-finite objective ({})", id_, eval_.objective);
       return out;
     }
     if (!eval_.constraints.allFinite()) {
@@ -63,9 +65,8 @@ class ProblemEvaluator final : public Evaluator {
 }  // namespace
 
 std::unique_ptr<Evaluator> make_problem_evaluator(std::shared_ptr<sdk::Problem> problem,
-                                                  std::string component_id,
-                                                  KernelContext& context, std::uint64_t seed,
-                                                  double noise) {
+                                                  std::string component_id, KernelContext& context,
+                                                  std::uint64_t seed, double noise) {
   return std::make_unique<ProblemEvaluator>(std::move(problem), std::move(component_id), context,
                                             seed, noise);
 }

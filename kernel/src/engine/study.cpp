@@ -8,8 +8,8 @@
 #include <limits>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "arbo/kernel/context.hpp"
 #include "arbo/kernel/design.hpp"
@@ -48,8 +48,7 @@ double seconds_since(Clock::time_point t0) {
 }
 
 double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Salts that keep the random streams of the components apart.
@@ -64,8 +63,8 @@ enum Salt : std::uint64_t {
 // constraint component: violation = worst excess over all of them (|g| for equalities).
 class ProblemKnownConstraints final : public sdk::Constraint {
  public:
-  ProblemKnownConstraints(std::shared_ptr<sdk::Problem> owner, const sdk::HasKnownConstraints& known,
-                          std::string id)
+  ProblemKnownConstraints(std::shared_ptr<sdk::Problem> owner,
+                          const sdk::HasKnownConstraints& known, std::string id)
       : owner_(std::move(owner)), known_(known), id_(std::move(id)) {
     specs_ = guarded_call(id_, "known_constraints", [&] { return known_.known_constraints(); });
     for (const auto& s : specs_) equality_.push_back(s.expression.find("==") != std::string::npos);
@@ -187,17 +186,19 @@ struct Study::Impl {
       KernelContext& ctx = new_context(ps.id());
       problem = make<sdk::Problem>(ps, ctx);
       space = guarded_call(ps.id(), "space", [&] { return problem->space(); });
-      for (const auto& name : guarded_call(ps.id(), "constraint_names",
-                                           [&] { return problem->constraint_names(); })) {
+      for (const auto& name :
+           guarded_call(ps.id(), "constraint_names", [&] { return problem->constraint_names(); })) {
         constraints.push_back(BlackBoxConstraint{name, 0.0, true});
       }
-      const bool problem_max = guarded_call(ps.id(), "info", [&] { return problem->info(); }).maximize;
+      const bool problem_max =
+          guarded_call(ps.id(), "info", [&] { return problem->info(); }).maximize;
       if (problem_max != pipeline.maximize) {
         logger->warn("problem {} is naturally {}d but the study is set to {}", ps.id(),
                      problem_max ? "maximize" : "minimize",
                      pipeline.maximize ? "maximize" : "minimize");
       }
-      evaluator = make_problem_evaluator(problem, ps.id(), ctx, pipeline.seed, pipeline.problem.noise);
+      evaluator =
+          make_problem_evaluator(problem, ps.id(), ctx, pipeline.seed, pipeline.problem.noise);
       if (const auto* hk = dynamic_cast<const sdk::HasKnownConstraints*>(problem.get())) {
         auto adapter = std::make_shared<ProblemKnownConstraints>(problem, *hk, ps.id());
         if (adapter->size() > 0) {
@@ -249,8 +250,7 @@ struct Study::Impl {
       version_of(pipeline.inner_solver);
     }
     model_proposed_by = by.dump();
-    design_proposed_by =
-        nlohmann::json{{"design", to_string(pipeline.design)}}.dump();
+    design_proposed_by = nlohmann::json{{"design", to_string(pipeline.design)}}.dump();
 
     std::vector<std::string> names;
     for (const auto& c : constraints) names.push_back(c.name);
@@ -261,7 +261,8 @@ struct Study::Impl {
   double known_violation(const Eigen::VectorXd& x, std::string* which = nullptr) {
     double worst = 0.0;
     for (std::size_t k = 0; k < known.size(); ++k) {
-      const double v = guarded_call(known_ids[k], "violation", [&] { return known[k]->violation(x); });
+      const double v =
+          guarded_call(known_ids[k], "violation", [&] { return known[k]->violation(x); });
       if (v > worst) {
         worst = v;
         if (which) *which = known_ids[k];
@@ -307,14 +308,14 @@ struct Study::Impl {
   const std::vector<Eigen::VectorXd>& initial_design() {
     if (!design_ready) {
       design = make_design(space, pipeline.design, static_cast<std::size_t>(pipeline.design_size),
-                           pipeline.seed, [&](const Eigen::VectorXd& x) {
-                             return known_violation(x) <= 0.0;
-                           });
+                           pipeline.seed,
+                           [&](const Eigen::VectorXd& x) { return known_violation(x) <= 0.0; });
       design_ready = true;
       if (design.size() < static_cast<std::size_t>(pipeline.design_size)) {
-        logger->warn("only {} of {} initial design points satisfy the known constraints; the "
-                     "inner solver proposes the rest",
-                     design.size(), pipeline.design_size);
+        logger->warn(
+            "only {} of {} initial design points satisfy the known constraints; the "
+            "inner solver proposes the rest",
+            design.size(), pipeline.design_size);
       }
     }
     return design;
@@ -339,9 +340,10 @@ struct Study::Impl {
         surrogate_contexts[m]->reseed(pipeline.seed, uk, kSaltSurrogate + m);
         guarded_call(pipeline.surrogate->id(), "fit", [&] { surrogates[m]->fit(data, metric); });
       }
-      sdk::AcquisitionInputs in{data, surrogates.empty() ? nullptr : surrogates[0].get(), {},
-                                data.incumbent()};
-      for (std::size_t m = 1; m < surrogates.size(); ++m) in.constraints.push_back(surrogates[m].get());
+      sdk::AcquisitionInputs in{
+          data, surrogates.empty() ? nullptr : surrogates[0].get(), {}, data.incumbent()};
+      for (std::size_t m = 1; m < surrogates.size(); ++m)
+        in.constraints.push_back(surrogates[m].get());
       acquisition_context->reseed(pipeline.seed, uk, kSaltAcquisition);
       guarded_call(pipeline.acquisition->id(), "bind", [&] { acquisition->bind(in); });
       plugin_seconds += seconds_since(t0);
@@ -362,9 +364,10 @@ struct Study::Impl {
           p.note.empty() ? "" : ": " + p.note));
     }
     if (p.x.size() != static_cast<Eigen::Index>(space.size()) || p.x.hasNaN()) {
-      throw PluginError(fmt::format("[{}] maximize() returned a point of length {} (space has {}) "
-                                    "or with NaN",
-                                    pipeline.inner_solver.id(), p.x.size(), space.size()));
+      throw PluginError(
+          fmt::format("[{}] maximize() returned a point of length {} (space has {}) "
+                      "or with NaN",
+                      pipeline.inner_solver.id(), p.x.size(), space.size()));
     }
     space.snap(p.x);
     std::string which;
@@ -381,8 +384,9 @@ struct Study::Impl {
     Observation obs;
     const auto t0 = Clock::now();
     propose(total, obs);
-    obs.origin = origin == "auto" ? (obs.proposed_by_json == design_proposed_by ? "design" : "model")
-                                  : origin;
+    obs.origin = origin == "auto"
+                     ? (obs.proposed_by_json == design_proposed_by ? "design" : "model")
+                     : origin;
     obs.params_json = params_to_json(space, obs.x);
     obs.propose_seconds = seconds_since(t0);
     obs.created_at = unix_now();
@@ -434,12 +438,13 @@ Study::Study(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Study::~Study() = default;
 
 std::unique_ptr<Study> Study::create(const fs::path& dir, Pipeline pipeline,
-                                     const std::string& source_text,
-                                     const PluginRegistry& registry, bool verbose) {
+                                     const std::string& source_text, const PluginRegistry& registry,
+                                     bool verbose) {
   if (StudyStore::exists(dir)) {
-    throw StudyError(fmt::format("{} already holds a study; use --resume to continue it or "
-                                 "choose another --study directory",
-                                 dir.string()));
+    throw StudyError(
+        fmt::format("{} already holds a study; use --resume to continue it or "
+                    "choose another --study directory",
+                    dir.string()));
   }
   // Resolve the command's working directory now, so the stored pipeline runs from anywhere.
   if (!pipeline.problem.plugin) {
@@ -493,8 +498,8 @@ std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& re
   StudyStore store = StudyStore::open(dir);
   const auto text = store.meta("pipeline");
   if (!text) throw StudyError(fmt::format("{}: the study has no stored pipeline", dir.string()));
-  Pipeline pipeline = parse_pipeline(*text, (dir / "study.db").string() + " [stored pipeline]",
-                                     {}, lookup_from(registry));
+  Pipeline pipeline = parse_pipeline(*text, (dir / "study.db").string() + " [stored pipeline]", {},
+                                     lookup_from(registry));
   pipeline.source_path = store.meta("source_path").value_or("");
   auto impl = std::make_unique<Impl>(dir, std::move(store), std::move(pipeline), registry);
   impl->logger = make_logger("arbo", (dir / "arbo.log").string(), verbose);
@@ -585,9 +590,10 @@ EvalOutcome Study::outcome_from_json(const std::string& json_text) const {
 void Study::set_limits(std::int64_t budget, double time_limit_seconds) {
   Impl& s = *impl_;
   if (budget < s.total) {
-    throw ConfigError(fmt::format("study.budget = {} is below the {} observations the study "
-                                  "already has",
-                                  budget, s.total));
+    throw ConfigError(
+        fmt::format("study.budget = {} is below the {} observations the study "
+                    "already has",
+                    budget, s.total));
   }
   if (budget == s.pipeline.budget && time_limit_seconds == s.pipeline.time_limit_seconds) return;
   s.pipeline.budget = budget;

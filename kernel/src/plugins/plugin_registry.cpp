@@ -12,9 +12,9 @@
 #include <system_error>
 #include <utility>
 
+#include <fmt/format.h>
 #include <boost/dll/library_info.hpp>
 #include <boost/dll/shared_library.hpp>
-#include <fmt/format.h>
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
@@ -275,9 +275,8 @@ void PluginRegistry::load_directory(const std::filesystem::path& dir) {
   std::vector<fs::path> files;
   fs::directory_iterator it(dir, ec);
   if (ec) {
-    impl_->failures.push_back(
-        {dir.string(), fmt::format("plugin directory {} cannot be read: {}", dir.string(),
-                                   ec.message())});
+    impl_->failures.push_back({dir.string(), fmt::format("plugin directory {} cannot be read: {}",
+                                                         dir.string(), ec.message())});
     return;
   }
   for (; it != fs::directory_iterator(); it.increment(ec)) {
@@ -286,9 +285,8 @@ void PluginRegistry::load_directory(const std::filesystem::path& dir) {
     if (p.extension() == ".so" && fs::is_regular_file(p, type_ec)) files.push_back(p);
   }
   if (ec) {
-    impl_->failures.push_back(
-        {dir.string(), fmt::format("plugin directory {} cannot be listed: {}", dir.string(),
-                                   ec.message())});
+    impl_->failures.push_back({dir.string(), fmt::format("plugin directory {} cannot be listed: {}",
+                                                         dir.string(), ec.message())});
   }
   std::sort(files.begin(), files.end(),
             [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });

@@ -61,8 +61,7 @@ constexpr const char* kSelectColumns =
     "proposed_by, propose_seconds, eval_seconds, created_at, finished_at FROM observations";
 
 double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Vectors are stored as raw little-endian IEEE doubles, independent of the host's byte order,
@@ -256,10 +255,9 @@ struct StudyStore::Impl {
     check(sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &raw, nullptr),
           "setting journal_mode=WAL");
     Stmt s(raw);
-    if (!step_row(s.get(), "setting journal_mode=WAL") ||
-        column_text(s.get(), 0) != "wal") {
-      throw StudyError(fmt::format("study {}: the database cannot be switched to WAL mode",
-                                   db_path.string()));
+    if (!step_row(s.get(), "setting journal_mode=WAL") || column_text(s.get(), 0) != "wal") {
+      throw StudyError(
+          fmt::format("study {}: the database cannot be switched to WAL mode", db_path.string()));
     }
     s.reset();
     exec("PRAGMA synchronous=NORMAL", "setting synchronous=NORMAL");
@@ -292,8 +290,8 @@ struct StudyStore::Impl {
                          "preparing observations query");
     select_one = prepare(fmt::format("{} WHERE id = ?1", kSelectColumns).c_str(),
                          "preparing observation query");
-    count_status = prepare("SELECT COUNT(*) FROM observations WHERE status = ?1",
-                           "preparing count query");
+    count_status =
+        prepare("SELECT COUNT(*) FROM observations WHERE status = ?1", "preparing count query");
     set_meta = prepare(
         "INSERT INTO meta (key, value) VALUES (?1, ?2) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -307,8 +305,8 @@ struct StudyStore::Impl {
     ResetGuard guard(s);
     bind_int(s, 1, id, operation);
     if (!step_row(s, operation)) {
-      throw StudyError(fmt::format("study {}: {}: observation {} does not exist",
-                                   dir.string(), operation, id));
+      throw StudyError(
+          fmt::format("study {}: {}: observation {} does not exist", dir.string(), operation, id));
     }
     throw StudyError(fmt::format("study {}: {}: observation {} is not pending (status {})",
                                  dir.string(), operation, id, column_text(s, 0)));
@@ -316,8 +314,8 @@ struct StudyStore::Impl {
 
   void check_params_json(const Observation& obs, std::string_view operation) const {
     if (!nlohmann::json::accept(obs.params_json)) {
-      throw StudyError(fmt::format("study {}: {}: params is not valid JSON: '{}'",
-                                   dir.string(), operation, obs.params_json));
+      throw StudyError(fmt::format("study {}: {}: params is not valid JSON: '{}'", dir.string(),
+                                   operation, obs.params_json));
     }
   }
 };
@@ -356,8 +354,7 @@ StudyStore StudyStore::create(const fs::path& dir) {
           "study directory {} already holds a study; use --resume or another --study directory",
           dir.string()));
     }
-    throw StudyError(
-        fmt::format("cannot create {}: {}", db_path.string(), std::strerror(err)));
+    throw StudyError(fmt::format("cannot create {}: {}", db_path.string(), std::strerror(err)));
   }
   ::close(fd);
   auto impl = std::make_unique<Impl>(dir, db_path);
@@ -384,10 +381,10 @@ StudyStore StudyStore::create(const fs::path& dir) {
   impl->exec("BEGIN IMMEDIATE", "creating the schema (begin)");
   try {
     impl->exec(kSchemaSql, "creating the schema");
-    impl->exec(fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}')",
-                           kSchemaVersion)
-                   .c_str(),
-               "writing the schema version");
+    impl->exec(
+        fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}')", kSchemaVersion)
+            .c_str(),
+        "writing the schema version");
     impl->exec("COMMIT", "creating the schema (commit)");
   } catch (...) {
     sqlite3_exec(impl->db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -401,25 +398,22 @@ StudyStore StudyStore::create(const fs::path& dir) {
 StudyStore StudyStore::open(const fs::path& dir) {
   const fs::path db_path = dir / kDbName;
   if (!exists(dir)) {
-    throw StudyError(fmt::format("no study in {} ({} is missing)", dir.string(),
-                                 db_path.string()));
+    throw StudyError(fmt::format("no study in {} ({} is missing)", dir.string(), db_path.string()));
   }
   auto impl = std::make_unique<Impl>(dir, db_path);
   impl->check(sqlite3_open_v2(db_path.c_str(), &impl->db, SQLITE_OPEN_READWRITE, nullptr),
               "opening the database");
   impl->check(sqlite3_busy_timeout(impl->db, kBusyTimeoutMs), "setting busy_timeout");
   const auto not_arbo = [&](const std::string& why) {
-    return StudyError(
-        fmt::format("{} is not an arbo study ({})", db_path.string(), why));
+    return StudyError(fmt::format("{} is not an arbo study ({})", db_path.string(), why));
   };
   // Identify the file before any pragma writes to it.
   {
     sqlite3_stmt* raw = nullptr;
-    const int prc = sqlite3_prepare_v2(
-        impl->db,
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
-        "AND name IN ('meta', 'observations')",
-        -1, &raw, nullptr);
+    const int prc = sqlite3_prepare_v2(impl->db,
+                                       "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
+                                       "AND name IN ('meta', 'observations')",
+                                       -1, &raw, nullptr);
     Stmt s(raw);
     if (prc == SQLITE_NOTADB) throw not_arbo(sqlite3_errmsg(impl->db));
     impl->check(prc, "reading the schema");
@@ -430,9 +424,8 @@ StudyStore StudyStore::open(const fs::path& dir) {
   }
   {
     sqlite3_stmt* raw = nullptr;
-    impl->check(sqlite3_prepare_v2(impl->db,
-                                   "SELECT value FROM meta WHERE key = 'schema_version'", -1,
-                                   &raw, nullptr),
+    impl->check(sqlite3_prepare_v2(impl->db, "SELECT value FROM meta WHERE key = 'schema_version'",
+                                   -1, &raw, nullptr),
                 "reading the schema version");
     Stmt s(raw);
     if (!impl->step_row(s.get(), "reading the schema version")) {
@@ -596,8 +589,8 @@ StudyLock::StudyLock(const fs::path& dir) {
   const fs::path path = dir / "lock";
   fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    throw StudyError(fmt::format("cannot open lock file {}: {}", path.string(),
-                                 std::strerror(errno)));
+    throw StudyError(
+        fmt::format("cannot open lock file {}: {}", path.string(), std::strerror(errno)));
   }
   // flock locks belong to the open file description, so a second StudyLock conflicts even
   // within the same process, and the OS drops the lock when the process dies.

@@ -28,8 +28,7 @@ const sdk::ParamSpecList& Branin::params() {
   return specs;
 }
 
-Branin::Branin(const sdk::CreateArgs& args)
-    : space_(branin_space()) {}
+Branin::Branin(const sdk::CreateArgs& args) : space_(branin_space()) {}
 
 sdk::ProblemInfo Branin::info() const {
   constexpr double pi = std::numbers::pi;

@@ -15,8 +15,7 @@ const sdk::ParamSpecList& BraninConstrained::params() {
   return specs;
 }
 
-BraninConstrained::BraninConstrained(const sdk::CreateArgs& args)
-    : space_(branin_space()) {}
+BraninConstrained::BraninConstrained(const sdk::CreateArgs& args) : space_(branin_space()) {}
 
 sdk::ProblemInfo BraninConstrained::info() const {
   constexpr double pi = std::numbers::pi;

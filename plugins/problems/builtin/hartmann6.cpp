@@ -33,8 +33,7 @@ const sdk::ParamSpecList& Hartmann6::params() {
   return specs;
 }
 
-Hartmann6::Hartmann6(const sdk::CreateArgs& args)
-    : space_(hartmann_space()) {}
+Hartmann6::Hartmann6(const sdk::CreateArgs& args) : space_(hartmann_space()) {}
 
 sdk::ProblemInfo Hartmann6::info() const {
   sdk::ProblemInfo i;

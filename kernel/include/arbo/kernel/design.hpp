@@ -20,9 +20,8 @@ namespace arbo::kernel {
 /// Points that violate known constraints are dropped and the design is topped up with further
 /// points of the same sequence (Sobol) or uniform points (random, LHS), up to `max_draws` in
 /// total; fewer than `n` points are returned if that is not enough.
-std::vector<Eigen::VectorXd> make_design(const sdk::Space& space, DesignMethod method,
-                                         std::size_t n, std::uint64_t seed,
-                                         const std::function<bool(const Eigen::VectorXd&)>& feasible,
-                                         std::size_t max_draws = 100000);
+std::vector<Eigen::VectorXd> make_design(
+    const sdk::Space& space, DesignMethod method, std::size_t n, std::uint64_t seed,
+    const std::function<bool(const Eigen::VectorXd&)>& feasible, std::size_t max_draws = 100000);
 
 }  // namespace arbo::kernel

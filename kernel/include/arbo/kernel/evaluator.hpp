@@ -45,9 +45,8 @@ class Evaluator {
 /// noisy problems are reproducible; `noise` > 0 adds Gaussian noise of that standard deviation
 /// to the objective, drawn from the same per-observation stream.
 std::unique_ptr<Evaluator> make_problem_evaluator(std::shared_ptr<sdk::Problem> problem,
-                                                  std::string component_id,
-                                                  KernelContext& context, std::uint64_t seed,
-                                                  double noise = 0.0);
+                                                  std::string component_id, KernelContext& context,
+                                                  std::uint64_t seed, double noise = 0.0);
 
 /// Runs `spec.command` once per point: writes `{"id": N, "params": {...}}` to its stdin, reads
 /// its stdout, enforces `spec.timeout_seconds` (the whole process group is killed), and parses

@@ -38,17 +38,19 @@ struct BlackBoxConstraint {
   double threshold = 0.0;
   bool less_equal = true;
   /// The normalized value c (feasible iff c <= 0) the kernel stores in `Dataset::C`.
-  double normalized(double value) const { return less_equal ? value - threshold : threshold - value; }
+  double normalized(double value) const {
+    return less_equal ? value - threshold : threshold - value;
+  }
 };
 
 /// Where objective values come from: a problem plugin, or an external command.
 struct ProblemSpec {
-  std::optional<ComponentSpec> plugin;  ///< set for a built-in problem
-  double noise = 0.0;                   ///< built-in problem: std. dev. of additive Gaussian
-                                        ///< noise on the objective ([problem] noise = ...)
-  std::vector<std::string> command;     ///< argv of an external command (plugin unset)
-  double timeout_seconds = 3600.0;      ///< external command: wall-clock limit per evaluation
-  std::string working_directory;        ///< external command: cwd (empty = the TOML's folder)
+  std::optional<ComponentSpec> plugin;     ///< set for a built-in problem
+  double noise = 0.0;                      ///< built-in problem: std. dev. of additive Gaussian
+                                           ///< noise on the objective ([problem] noise = ...)
+  std::vector<std::string> command;        ///< argv of an external command (plugin unset)
+  double timeout_seconds = 3600.0;         ///< external command: wall-clock limit per evaluation
+  std::string working_directory;           ///< external command: cwd (empty = the TOML's folder)
   std::vector<sdk::Parameter> parameters;  ///< external command: the declared space
 };
 
@@ -57,9 +59,9 @@ const char* to_string(DesignMethod method) noexcept;
 
 /// The whole study definition.
 struct Pipeline {
-  std::string name;                 ///< study name (default: the file's stem)
+  std::string name;  ///< study name (default: the file's stem)
   std::uint64_t seed = 0;
-  std::int64_t budget = 100;        ///< total evaluations, initial design included
+  std::int64_t budget = 100;  ///< total evaluations, initial design included
   bool maximize = false;
   double time_limit_seconds = 0.0;  ///< 0 = none; wall clock of one `run` call
   ProblemSpec problem;
@@ -68,7 +70,7 @@ struct Pipeline {
   std::vector<ComponentSpec> known_constraints;
   DesignMethod design = DesignMethod::Sobol;
   std::int64_t design_size = 10;
-  std::optional<ComponentSpec> surrogate;     ///< one instance per metric
+  std::optional<ComponentSpec> surrogate;  ///< one instance per metric
   std::optional<ComponentSpec> acquisition;
   ComponentSpec inner_solver;
   std::string source_path;  ///< file the pipeline came from (for messages), may be empty

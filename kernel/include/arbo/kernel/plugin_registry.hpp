@@ -17,12 +17,12 @@ namespace arbo::kernel {
 
 /// One component found in a loaded library.
 struct ComponentEntry {
-  sdk::ComponentInfo info;       ///< kind, name, summary, params(), create()
-  std::string id;                ///< "kind/name", e.g. "inner_solver/random"
-  std::string library_path;      ///< absolute path of the .so
-  std::string plugin_name;       ///< header's plugin_name
-  std::string plugin_version;    ///< header's plugin_version
-  std::shared_ptr<void> library; ///< keeps the library loaded (a boost::dll::shared_library)
+  sdk::ComponentInfo info;        ///< kind, name, summary, params(), create()
+  std::string id;                 ///< "kind/name", e.g. "inner_solver/random"
+  std::string library_path;       ///< absolute path of the .so
+  std::string plugin_name;        ///< header's plugin_name
+  std::string plugin_version;     ///< header's plugin_version
+  std::shared_ptr<void> library;  ///< keeps the library loaded (a boost::dll::shared_library)
 };
 
 /// A library that was rejected, and why.

@@ -37,10 +37,10 @@ namespace arbo::kernel {
 /// Reported after every finished evaluation of `Study::run`.
 struct ProgressEvent {
   const Observation* observation = nullptr;
-  std::int64_t done = 0;             ///< observations finished (complete or failed)
+  std::int64_t done = 0;  ///< observations finished (complete or failed)
   std::int64_t budget = 0;
-  std::optional<double> best;        ///< best feasible objective so far, user's direction
-  double elapsed_seconds = 0.0;      ///< since `run` started
+  std::optional<double> best;    ///< best feasible objective so far, user's direction
+  double elapsed_seconds = 0.0;  ///< since `run` started
 };
 
 struct RunOptions {
@@ -55,13 +55,13 @@ const char* to_string(Termination t) noexcept;
 /// What `run` did, and where its time went.
 struct RunSummary {
   Termination termination = Termination::BudgetReached;
-  std::int64_t evaluations = 0;      ///< finished in this call (re-run pending ones included)
-  std::int64_t total = 0;            ///< observations in the study after the call
-  std::int64_t failed = 0;           ///< failed observations in the study
-  std::optional<double> best;        ///< best feasible objective, user's direction
-  double wall_seconds = 0.0;         ///< of the loop
-  double plugin_seconds = 0.0;       ///< inside plugin calls (fit, bind, maximize, evaluate)
-  double command_seconds = 0.0;      ///< inside external commands
+  std::int64_t evaluations = 0;  ///< finished in this call (re-run pending ones included)
+  std::int64_t total = 0;        ///< observations in the study after the call
+  std::int64_t failed = 0;       ///< failed observations in the study
+  std::optional<double> best;    ///< best feasible objective, user's direction
+  double wall_seconds = 0.0;     ///< of the loop
+  double plugin_seconds = 0.0;   ///< inside plugin calls (fit, bind, maximize, evaluate)
+  double command_seconds = 0.0;  ///< inside external commands
   /// Kernel overhead: wall time not spent in plugins or external commands.
   double kernel_seconds() const { return wall_seconds - plugin_seconds - command_seconds; }
 };

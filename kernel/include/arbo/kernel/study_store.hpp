@@ -23,20 +23,20 @@ const char* to_string(ObsStatus status) noexcept;
 
 /// One row of the observations table.
 struct Observation {
-  std::int64_t id = 0;               ///< 1, 2, ... in proposal order
+  std::int64_t id = 0;  ///< 1, 2, ... in proposal order
   ObsStatus status = ObsStatus::Pending;
-  std::string origin;                ///< "design", "model", "ask", "tell"
-  Eigen::VectorXd x;                 ///< encoded point
-  std::string params_json;           ///< user values as a JSON object {"name": value}
-  double objective = 0.0;            ///< user's units and direction (Complete only)
-  Eigen::VectorXd constraints;       ///< raw black-box values, user units (Complete only)
-  bool feasible = false;             ///< all black-box constraints hold (Complete only)
-  std::string reason;                ///< why it failed (Failed only)
-  std::string proposed_by_json;      ///< {"inner_solver/random": "1.0.0", ...}
-  double propose_seconds = 0.0;      ///< wall time of the proposal (plugin work included)
-  double eval_seconds = 0.0;         ///< wall time of the evaluation
-  double created_at = 0.0;           ///< Unix time, seconds
-  double finished_at = 0.0;          ///< Unix time, seconds (0 while pending)
+  std::string origin;            ///< "design", "model", "ask", "tell"
+  Eigen::VectorXd x;             ///< encoded point
+  std::string params_json;       ///< user values as a JSON object {"name": value}
+  double objective = 0.0;        ///< user's units and direction (Complete only)
+  Eigen::VectorXd constraints;   ///< raw black-box values, user units (Complete only)
+  bool feasible = false;         ///< all black-box constraints hold (Complete only)
+  std::string reason;            ///< why it failed (Failed only)
+  std::string proposed_by_json;  ///< {"inner_solver/random": "1.0.0", ...}
+  double propose_seconds = 0.0;  ///< wall time of the proposal (plugin work included)
+  double eval_seconds = 0.0;     ///< wall time of the evaluation
+  double created_at = 0.0;       ///< Unix time, seconds
+  double finished_at = 0.0;      ///< Unix time, seconds (0 while pending)
 };
 
 /// The database of one study. Not thread-safe; one writer process at a time (see StudyLock).

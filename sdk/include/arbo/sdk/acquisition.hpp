@@ -18,9 +18,9 @@ namespace arbo::sdk {
 /// the next `bind` or the end of the iteration.
 struct AcquisitionInputs {
   const Dataset& data;
-  const Surrogate* objective = nullptr;          ///< fitted model of y (minimization sense)
-  std::vector<const Surrogate*> constraints;     ///< fitted models of C's columns, in order
-  std::optional<double> incumbent;               ///< best feasible y so far, if any
+  const Surrogate* objective = nullptr;       ///< fitted model of y (minimization sense)
+  std::vector<const Surrogate*> constraints;  ///< fitted models of C's columns, in order
+  std::optional<double> incumbent;            ///< best feasible y so far, if any
 };
 
 /// A function of x to be *maximized* by the inner solver.

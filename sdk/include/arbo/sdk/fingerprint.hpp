@@ -37,7 +37,7 @@
 
 /// The fingerprint as a string literal, e.g.
 /// "gcc-12;libstdc++-cxx11abi1;boost-107400;eigen-3.4.0;eigen-align-16;sdk-0".
-#define ARBO_BUILD_FINGERPRINT                                                                 \
+#define ARBO_BUILD_FINGERPRINT \
   ARBO_DETAIL_COMPILER ";" ARBO_DETAIL_STDLIB ARBO_DETAIL_STDLIB_CHECKS                         \
                        ";boost-" ARBO_DETAIL_STR(BOOST_VERSION) ";eigen-" ARBO_DETAIL_STR(     \
                            EIGEN_WORLD_VERSION) "." ARBO_DETAIL_STR(EIGEN_MAJOR_VERSION) "."   \

@@ -32,10 +32,10 @@ struct SolveRequest {
 /// the kernel then stops the study with an "infeasible known constraints" error.
 struct Proposal {
   bool found = false;
-  Eigen::VectorXd x;                        ///< encoded point (the kernel snaps it again)
-  double value = 0.0;                       ///< acquisition value at x (0 without acquisition)
-  std::optional<SolveResult> certificate;   ///< model-based solvers: bound, gap, nodes, status
-  std::string note;                         ///< free text for the log
+  Eigen::VectorXd x;                       ///< encoded point (the kernel snaps it again)
+  double value = 0.0;                      ///< acquisition value at x (0 without acquisition)
+  std::optional<SolveResult> certificate;  ///< model-based solvers: bound, gap, nodes, status
+  std::string note;                        ///< free text for the log
 };
 
 /// Maximizes `request.acquisition` over `request.space`.

@@ -146,10 +146,10 @@ struct SolveOptions {
 /// Result of a model solve, with its optimality certificate.
 struct SolveResult {
   SolveStatus status = SolveStatus::Error;
-  std::vector<double> x;          ///< best point found (empty if none)
-  double objective = kInfinity;   ///< objective at x, in the model's sense
-  double best_bound = -kInfinity; ///< proven bound on the optimum, in the model's sense
-  double gap = kInfinity;         ///< relative gap between objective and bound
+  std::vector<double> x;           ///< best point found (empty if none)
+  double objective = kInfinity;    ///< objective at x, in the model's sense
+  double best_bound = -kInfinity;  ///< proven bound on the optimum, in the model's sense
+  double gap = kInfinity;          ///< relative gap between objective and bound
   std::int64_t nodes = 0;
   std::int64_t lp_iterations = 0;
   double seconds = 0.0;

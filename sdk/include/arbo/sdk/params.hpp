@@ -38,7 +38,7 @@ struct ARBO_SDK_API ParamSpec {
   ParamValue default_value;
   double min = -std::numeric_limits<double>::infinity();  ///< Int/Real: inclusive minimum
   double max = std::numeric_limits<double>::infinity();   ///< Int/Real: inclusive maximum
-  std::vector<std::string> choices;                        ///< Choice: allowed values
+  std::vector<std::string> choices;                       ///< Choice: allowed values
   bool advanced = false;  ///< hidden from `arbo plugins --params` unless `--all`
 
   static ParamSpec boolean(std::string name, std::string description, bool default_value);

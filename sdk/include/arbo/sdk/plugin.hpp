@@ -71,15 +71,25 @@ namespace detail {
 template <Kind K>
 struct KindInterface;
 template <>
-struct KindInterface<Kind::Surrogate> { using type = Surrogate; };
+struct KindInterface<Kind::Surrogate> {
+  using type = Surrogate;
+};
 template <>
-struct KindInterface<Kind::Acquisition> { using type = Acquisition; };
+struct KindInterface<Kind::Acquisition> {
+  using type = Acquisition;
+};
 template <>
-struct KindInterface<Kind::InnerSolver> { using type = InnerSolver; };
+struct KindInterface<Kind::InnerSolver> {
+  using type = InnerSolver;
+};
 template <>
-struct KindInterface<Kind::Constraint> { using type = Constraint; };
+struct KindInterface<Kind::Constraint> {
+  using type = Constraint;
+};
 template <>
-struct KindInterface<Kind::Problem> { using type = Problem; };
+struct KindInterface<Kind::Problem> {
+  using type = Problem;
+};
 
 template <class T>
 concept HasParams = requires {
@@ -137,27 +147,25 @@ constexpr arbo_plugin_header_v1 make_header(const char* name, const char* versio
 #include <boost/dll/alias.hpp>
 
 /// Opens a plugin's component list. Use once per library, at namespace scope.
-#define ARBO_PLUGIN_BEGIN(plugin_name, plugin_version, plugin_description)                      \
-  namespace arbo_plugin_detail {                                                                \
-  inline constexpr const char* kPluginName = plugin_name;                                       \
-  inline constexpr const char* kPluginVersion = plugin_version;                                 \
-  inline constexpr const char* kPluginDescription = plugin_description;                         \
+#define ARBO_PLUGIN_BEGIN(plugin_name, plugin_version, plugin_description) \
+  namespace arbo_plugin_detail {                                           \
+  inline constexpr const char* kPluginName = plugin_name;                  \
+  inline constexpr const char* kPluginVersion = plugin_version;            \
+  inline constexpr const char* kPluginDescription = plugin_description;    \
   constexpr ::arbo::sdk::ComponentInfo kComponents[] = {
-
 /// Adds one component. `kind` is Surrogate, Acquisition, InnerSolver, Constraint or Problem.
-#define ARBO_COMPONENT(kind, component_name, Class, component_summary)                         \
-  ::arbo::sdk::detail::make_component<::arbo::sdk::Kind::kind, Class>(component_name,            \
+#define ARBO_COMPONENT(kind, component_name, Class, component_summary)                \
+  ::arbo::sdk::detail::make_component<::arbo::sdk::Kind::kind, Class>(component_name, \
                                                                       component_summary),
 
 /// Closes the list and defines the exported entry.
-#define ARBO_PLUGIN_END()                                                                       \
-  }                                                                                             \
-  ;                                                                                             \
-  constexpr ::arbo::sdk::PluginTable kTable{                                                    \
-      static_cast<std::uint32_t>(sizeof(kComponents) / sizeof(kComponents[0])), kComponents};  \
-  constexpr arbo_plugin_header_v1 kHeader =                                                     \
-      ::arbo::sdk::detail::make_header(kPluginName, kPluginVersion, kPluginDescription, &kTable);\
-  const arbo_plugin_header_v1* arbo_plugin_entry() noexcept { return &kHeader; }                \
-  } /* namespace arbo_plugin_detail */                                                          \
-  BOOST_DLL_ALIAS_SECTIONED(arbo_plugin_detail::arbo_plugin_entry, arbo_plugin_entry_v1,       \
-                            arboplug)
+#define ARBO_PLUGIN_END()                                                                         \
+  }                                                                                               \
+  ;                                                                                               \
+  constexpr ::arbo::sdk::PluginTable kTable{                                                      \
+      static_cast<std::uint32_t>(sizeof(kComponents) / sizeof(kComponents[0])), kComponents};     \
+  constexpr arbo_plugin_header_v1 kHeader =                                                       \
+      ::arbo::sdk::detail::make_header(kPluginName, kPluginVersion, kPluginDescription, &kTable); \
+  const arbo_plugin_header_v1* arbo_plugin_entry() noexcept { return &kHeader; }                  \
+  } /* namespace arbo_plugin_detail */                                                            \
+  BOOST_DLL_ALIAS_SECTIONED(arbo_plugin_detail::arbo_plugin_entry, arbo_plugin_entry_v1, arboplug)

@@ -15,11 +15,11 @@ namespace arbo::sdk {
 
 /// Facts about a problem, for tests, regret curves and `arbo problems`.
 struct ProblemInfo {
-  std::string source;                     ///< where the definition comes from
-  std::optional<double> optimum;          ///< f* in the problem's own direction, if known
-  bool optimum_is_best_known = false;     ///< f* is the best known value, not proven
-  std::vector<Eigen::VectorXd> optimizers;///< encoded global optimizers, if known
-  bool maximize = false;                  ///< direction of the objective
+  std::string source;                       ///< where the definition comes from
+  std::optional<double> optimum;            ///< f* in the problem's own direction, if known
+  bool optimum_is_best_known = false;       ///< f* is the best known value, not proven
+  std::vector<Eigen::VectorXd> optimizers;  ///< encoded global optimizers, if known
+  bool maximize = false;                    ///< direction of the objective
 };
 
 /// Result of one evaluation. `constraints` has one entry per `constraint_names()`; a point is

@@ -6,12 +6,12 @@
 /// parameter, in the *encoded* units below; `Space` converts both ways and snaps arbitrary
 /// vectors onto valid points.
 ///
-/// | type        | user value (`Value`) | encoded coordinate                      | bounds          |
+/// | type        | user value (`Value`) | encoded coordinate                      | bounds |
 /// |-------------|----------------------|-----------------------------------------|-----------------|
-/// | Real        | double               | the value, or ln(value) if `log_scale`  | [lo, hi] (ln)   |
-/// | Integer     | int64                | the value as double (ln if `log_scale`) | [lo, hi] (ln)   |
-/// | Categorical | string               | index of the choice, 0..k-1             | [0, k-1]        |
-/// | Binary      | bool                 | 0 or 1                                  | [0, 1]          |
+/// | Real        | double               | the value, or ln(value) if `log_scale`  | [lo, hi] (ln) |
+/// | Integer     | int64                | the value as double (ln if `log_scale`) | [lo, hi] (ln) |
+/// | Categorical | string               | index of the choice, 0..k-1             | [0, k-1] | |
+/// Binary      | bool                 | 0 or 1                                  | [0, 1]          |
 ///
 /// Surrogates that need one-hot encodings (networks, GPs) build them from the index; tree
 /// models split on it directly.
@@ -51,7 +51,7 @@ ARBO_SDK_API std::string to_string(const Value& value);
 /// Activation condition of a parameter: active iff `parent` is active and its value is one of
 /// `values` (compared after conversion to the parent's type).
 struct Condition {
-  std::string parent;         ///< name of a Categorical, Integer or Binary parameter declared earlier
+  std::string parent;  ///< name of a Categorical, Integer or Binary parameter declared earlier
   std::vector<Value> values;  ///< values of the parent that activate the child
 };
 
@@ -59,12 +59,12 @@ struct Condition {
 struct ARBO_SDK_API Parameter {
   std::string name;
   ParamType type = ParamType::Real;
-  double lower = 0.0;                    ///< Real/Integer: inclusive lower bound, user units
-  double upper = 1.0;                    ///< Real/Integer: inclusive upper bound, user units
-  bool log_scale = false;                ///< Real/Integer: encode as ln(value); needs lower > 0
-  std::vector<std::string> choices;      ///< Categorical: the choices, in order
-  Value default_value;                   ///< value used when inactive; monostate = automatic
-  std::optional<Condition> condition;    ///< activation condition, none = always active
+  double lower = 0.0;                  ///< Real/Integer: inclusive lower bound, user units
+  double upper = 1.0;                  ///< Real/Integer: inclusive upper bound, user units
+  bool log_scale = false;              ///< Real/Integer: encode as ln(value); needs lower > 0
+  std::vector<std::string> choices;    ///< Categorical: the choices, in order
+  Value default_value;                 ///< value used when inactive; monostate = automatic
+  std::optional<Condition> condition;  ///< activation condition, none = always active
 
   static Parameter real(std::string name, double lower, double upper, bool log_scale = false);
   static Parameter integer(std::string name, std::int64_t lower, std::int64_t upper,
@@ -141,8 +141,8 @@ class ARBO_SDK_API Space {
   std::vector<Parameter> params_;
   Eigen::VectorXd lower_, upper_;
   Eigen::VectorXd defaults_;
-  std::vector<int> parent_;                  // index of the condition parent, -1 if none
-  std::vector<std::vector<double>> allowed_; // encoded parent values that activate the child
+  std::vector<int> parent_;                   // index of the condition parent, -1 if none
+  std::vector<std::vector<double>> allowed_;  // encoded parent values that activate the child
   bool has_conditions_ = false;
 };
 

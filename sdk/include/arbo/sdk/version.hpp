@@ -18,6 +18,6 @@
 #define ARBO_DETAIL_STR(x) ARBO_DETAIL_STR2(x)
 
 /// "major.minor.patch" as a string literal.
-#define ARBO_SDK_VERSION_STRING                                                                \
-  ARBO_DETAIL_STR(ARBO_SDK_VERSION_MAJOR)                                                      \
+#define ARBO_SDK_VERSION_STRING           \
+  ARBO_DETAIL_STR(ARBO_SDK_VERSION_MAJOR) \
   "." ARBO_DETAIL_STR(ARBO_SDK_VERSION_MINOR) "." ARBO_DETAIL_STR(ARBO_SDK_VERSION_PATCH)
