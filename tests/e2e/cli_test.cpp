@@ -146,6 +146,8 @@ TEST_F(Cli, QuickstartRunsThroughRealPlugins) {
       << csv.out.substr(0, 200);
 }
 
+// The timeout leaves slow Python start-ups on a loaded machine far from it, so only the two
+// deliberate hangs time out.
 TEST_F(Cli, ExternalCommandFailuresAreRecordedAndTheStudyGoesOn) {
   write("obj.py", R"(import json, sys, time, math
 d = json.load(sys.stdin)
@@ -160,7 +162,7 @@ else: print(json.dumps({"objective": x * x, "constraints": {"c": x}}))
 budget = 12
 [problem]
 command = ["python3", "obj.py"]
-timeout = 1.0
+timeout = 3.0
 [[problem.parameters]]
 name = "x"
 type = "real"
@@ -479,6 +481,38 @@ plugin = "xyz"
   for (const char* id : {"surrogate/xyz", "acquisition/xyz", "inner_solver/xyz"}) {
     EXPECT_NE(by.find(id), std::string::npos) << by;
   }
+}
+
+TEST_F(Cli, ModelBasedSolverNeedsFormulatingComponents) {
+  const std::string templates = std::string(ARBO_TEST_PLUGIN_DIR) + "/templates";
+  write("p.toml", R"([problem]
+plugin = "branin"
+[surrogate]
+plugin = "xyz"
+[acquisition]
+plugin = "xyz"
+[inner_solver]
+plugin = "model_only"
+)");
+  CliResult r = arbo("--plugin-path " + templates + " run p.toml --study s");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("inner_solver/model_only optimizes the acquisition as a model, but "
+                       "acquisition/xyz cannot formulate itself (capability "
+                       "arbo::sdk::FormulatesAcquisition missing)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "s" / "study.db")) << "a rejected pipeline leaves no study";
+  write("q.toml", R"([problem]
+plugin = "branin"
+[inner_solver]
+plugin = "random"
+[model_solver]
+plugin = "random"
+)");
+  r = arbo("run q.toml --study q");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("[model_solver] inner_solver/random cannot solve models"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(Cli, MaximizeIsSupported) {

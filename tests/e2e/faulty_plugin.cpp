@@ -63,6 +63,23 @@ class FaultyProblem final : public sdk::Problem {
   std::int64_t n_ = 0;
 };
 
+// An inner solver that is also a model solver but solves nothing: enough for the kernel to
+// treat it as model-based and check the pipeline's formulation capabilities.
+class ModelOnly final : public sdk::InnerSolver, public sdk::ModelSolver {
+ public:
+  explicit ModelOnly(const sdk::CreateArgs&) {}
+  static const sdk::ParamSpecList& params() {
+    static const sdk::ParamSpecList specs;
+    return specs;
+  }
+  sdk::Proposal maximize(const sdk::SolveRequest&) override { return {}; }
+  sdk::SolveResult solve(const sdk::Model&, const sdk::SolveOptions&) override {
+    sdk::SolveResult r;
+    r.message = "model_only solves nothing";
+    return r;
+  }
+};
+
 class NeverSatisfied final : public sdk::Constraint {
  public:
   explicit NeverSatisfied(const sdk::CreateArgs&) {}
@@ -79,6 +96,7 @@ class NeverSatisfied final : public sdk::Constraint {
 ARBO_PLUGIN_BEGIN("arbo-test-faulty", "0.1.0", "Plugins that fail on purpose, for tests")
 ARBO_COMPONENT(InnerSolver, "throwing", arbo::plugins::ThrowingSolver, "Throws on its n-th call")
 ARBO_COMPONENT(Problem, "faulty", arbo::plugins::FaultyProblem, "Throws or returns NaN at times")
+ARBO_COMPONENT(InnerSolver, "model_only", arbo::plugins::ModelOnly, "A model solver that solves nothing")
 ARBO_COMPONENT(Constraint, "never", arbo::plugins::NeverSatisfied,
                "A known constraint no point meets")
 ARBO_PLUGIN_END()

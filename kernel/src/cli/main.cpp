@@ -35,6 +35,9 @@ commands:
   tell DIR ID (--objective V [--constraint NAME=V]... | --json TEXT | --failed REASON)
   show DIR [--pipeline]                                    best point and progress
   export DIR --format csv|json [--output FILE]             every observation
+  solve FILE [--solver NAME] [--time-limit S] [--gap G] [--json]  solve a CPLEX LP model
+  problems [--json]                                        list problems: space, constraints, f*
+  problem eval NAME [--noise SD] [--seed S]                evaluate JSON lines from stdin
 
 exit codes: 0 ok, 1 internal error, 2 usage, 3 configuration, 4 plugin, 5 study store,
             6 known constraints infeasible, 130 interrupted (study intact; --resume continues)
@@ -76,7 +79,7 @@ int main(int argc, char** argv) {
   const std::map<std::string, Fn> commands{
       {"run", cli::cmd_run},     {"check", cli::cmd_check}, {"init", cli::cmd_init}, {"plugins", cli::cmd_plugins},
       {"ask", cli::cmd_ask},     {"tell", cli::cmd_tell},   {"show", cli::cmd_show},
-      {"export", cli::cmd_export}};
+      {"export", cli::cmd_export}, {"solve", cli::cmd_solve}, {"problems", cli::cmd_problems}, {"problem", cli::cmd_problem}};
   auto it = commands.find(command);
   if (it == commands.end()) {
     std::vector<std::string> names;

@@ -41,7 +41,8 @@ using Names = std::vector<std::string>;
 
 const Names kTopLevelKeys = {
     "study",          "problem",   "black_box_constraints", "known_constraints",
-    "initial_design", "surrogate", "acquisition",           "inner_solver"};
+    "initial_design", "surrogate", "acquisition",           "inner_solver",
+    "model_solver"};
 const Names kStudyKeys = {"name", "seed", "budget", "direction", "time_limit"};
 const Names kCommandKeys = {"command", "timeout", "workdir", "parameters"};
 const Names kParameterKeys = {"name", "type",    "low",     "high",
@@ -738,6 +739,11 @@ class PipelineReader {
     }
     if (acquisition != nullptr) {
       p.acquisition = read_component(*acquisition, "acquisition", sdk::Kind::Acquisition);
+    }
+    // The model solver plugins reach through Context::model_solver() for auxiliary models
+    // (projections, bound tightening): an inner_solver component that is also a ModelSolver.
+    if (const TomlValue* ms = find_key(root_, "model_solver")) {
+      p.model_solver = read_component(*ms, "model_solver", sdk::Kind::InnerSolver);
     }
     if (surrogate != nullptr && acquisition == nullptr) {
       fail(*surrogate, "surrogate",

@@ -152,6 +152,10 @@ std::string to_toml(const Pipeline& pipeline) {
   }
   out += "\n[inner_solver]\n";
   write_component_body(out, pipeline.inner_solver);
+  if (pipeline.model_solver) {
+    out += "\n[model_solver]\n";
+    write_component_body(out, *pipeline.model_solver);
+  }
   return out;
 }
 

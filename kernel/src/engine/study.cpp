@@ -129,6 +129,9 @@ struct Study::Impl {
 
   // Contexts are declared before the components so that they outlive them.
   std::vector<std::unique_ptr<KernelContext>> contexts;
+  // Specs of the constraint/polynomial components made from a problem's known constraints;
+  // their ParamSets must outlive the components (CreateArgs holds references).
+  std::vector<std::unique_ptr<ComponentSpec>> problem_constraint_specs;
   sdk::Space space;
   std::vector<BlackBoxConstraint> constraints;
   std::shared_ptr<sdk::Problem> problem;
@@ -140,6 +143,7 @@ struct Study::Impl {
   KernelContext* acquisition_context = nullptr;
   std::shared_ptr<sdk::InnerSolver> solver;
   KernelContext* solver_context = nullptr;
+  std::shared_ptr<sdk::InnerSolver> model_solver_component;
   std::vector<KernelContext*> known_contexts;
   std::unique_ptr<Evaluator> evaluator;
   std::string model_proposed_by;   // JSON of the model pipeline's component versions
@@ -200,11 +204,7 @@ struct Study::Impl {
       evaluator =
           make_problem_evaluator(problem, ps.id(), ctx, pipeline.seed, pipeline.problem.noise);
       if (const auto* hk = dynamic_cast<const sdk::HasKnownConstraints*>(problem.get())) {
-        auto adapter = std::make_shared<ProblemKnownConstraints>(problem, *hk, ps.id());
-        if (adapter->size() > 0) {
-          known.push_back(adapter);
-          known_ids.push_back(ps.id() + " (known constraints)");
-        }
+        add_problem_known_constraints(ps.id(), *hk);
       }
     } else {
       try {
@@ -249,6 +249,8 @@ struct Study::Impl {
       solver = make<sdk::InnerSolver>(pipeline.inner_solver, ctx);
       version_of(pipeline.inner_solver);
     }
+    attach_model_solver();
+    check_formulations();
     model_proposed_by = by.dump();
     design_proposed_by = nlohmann::json{{"design", to_string(pipeline.design)}}.dump();
 
@@ -256,6 +258,83 @@ struct Study::Impl {
     for (const auto& c : constraints) names.push_back(c.name);
     data.reset(space.size(), names);
     data.maximize = pipeline.maximize;
+  }
+
+  // A problem's known constraints become `constraint/polynomial` components when that plugin
+  // is loaded (so model-based solvers can formulate them and designs can project onto them);
+  // otherwise one kernel-side adapter checks them by value.
+  void add_problem_known_constraints(const std::string& problem_id,
+                                     const sdk::HasKnownConstraints& hk) {
+    auto adapter = std::make_shared<ProblemKnownConstraints>(problem, hk, problem_id);
+    if (adapter->size() == 0) return;
+    const ComponentEntry* poly = registry.find(sdk::Kind::Constraint, "polynomial");
+    if (poly == nullptr) {
+      known.push_back(adapter);
+      known_ids.push_back(problem_id + " (known constraints)");
+      return;
+    }
+    const auto specs = guarded_call(problem_id, "known_constraints", [&] { return hk.known_constraints(); });
+    for (const auto& spec : specs) {
+      ComponentSpec cs;
+      cs.kind = sdk::Kind::Constraint;
+      cs.name = "polynomial";
+      cs.params = sdk::validate_params(
+          guarded_call(poly->id, "params", [&]() -> const sdk::ParamSpecList& { return poly->info.params(); }),
+          {{"expression", spec.expression}}, poly->id);
+      problem_constraint_specs.push_back(std::make_unique<ComponentSpec>(std::move(cs)));
+      KernelContext& ctx = new_context(poly->id);
+      known_contexts.push_back(&ctx);
+      try {
+        known.push_back(make<sdk::Constraint>(*problem_constraint_specs.back(), ctx));
+      } catch (const PluginError& e) {
+        throw PluginError(fmt::format("{}: known constraint '{}' ({}): {}", problem_id, spec.name,
+                                      spec.expression, e.what()));
+      }
+      known_ids.push_back(fmt::format("{} {} (constraint/polynomial)", problem_id, spec.name));
+    }
+  }
+
+  // Every component's Context gets the pipeline's model solver: [model_solver] if given, else
+  // the inner solver when it is one.
+  void attach_model_solver() {
+    sdk::ModelSolver* ms = nullptr;
+    if (pipeline.model_solver) {
+      KernelContext& ctx = new_context(pipeline.model_solver->id());
+      model_solver_component = make<sdk::InnerSolver>(*pipeline.model_solver, ctx);
+      ms = dynamic_cast<sdk::ModelSolver*>(model_solver_component.get());
+      if (ms == nullptr) {
+        throw ConfigError(fmt::format("[model_solver] {} cannot solve models (it does not "
+                                      "implement arbo::sdk::ModelSolver)",
+                                      pipeline.model_solver->id()));
+      }
+    } else {
+      ms = dynamic_cast<sdk::ModelSolver*>(solver.get());
+    }
+    for (auto& c : contexts) c->set_model_solver(ms);
+  }
+
+  // A model-based inner solver (one that is a ModelSolver) optimizes the acquisition as a
+  // model: reject a pipeline whose components cannot formulate themselves, at load time.
+  void check_formulations() const {
+    if (dynamic_cast<const sdk::ModelSolver*>(solver.get()) == nullptr) return;
+    const std::string sid = pipeline.inner_solver.id();
+    const auto missing = [&](const std::string& who, const char* capability) {
+      return ConfigError(fmt::format("{} optimizes the acquisition as a model, but {} cannot "
+                                     "formulate itself (capability arbo::sdk::{} missing); use a "
+                                     "black-box inner solver or a component that can",
+                                     sid, who, capability));
+    };
+    if (acquisition && !dynamic_cast<const sdk::FormulatesAcquisition*>(acquisition.get())) {
+      throw missing(pipeline.acquisition->id(), "FormulatesAcquisition");
+    }
+    if (!surrogates.empty() && !dynamic_cast<const sdk::FormulatesSurrogate*>(surrogates[0].get())) {
+      throw missing(pipeline.surrogate->id(), "FormulatesSurrogate");
+    }
+    for (std::size_t k = 0; k < known.size(); ++k) {
+      if (!dynamic_cast<const sdk::FormulatesConstraint*>(known[k].get())) {
+        throw missing(known_ids[k], "FormulatesConstraint");
+      }
+    }
   }
 
   double known_violation(const Eigen::VectorXd& x, std::string* which = nullptr) {

@@ -73,6 +73,10 @@ struct Pipeline {
   std::optional<ComponentSpec> surrogate;  ///< one instance per metric
   std::optional<ComponentSpec> acquisition;
   ComponentSpec inner_solver;
+  /// Solver of auxiliary models for every component's `Context::model_solver()`: an
+  /// inner-solver component that is also an `sdk::ModelSolver`. Default: the inner solver
+  /// itself when it is one.
+  std::optional<ComponentSpec> model_solver;
   std::string source_path;  ///< file the pipeline came from (for messages), may be empty
 };
 

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: MIT
+// `arbo problems` and `arbo problem eval`: the problem plugins as seen from scripts. The bench
+// runner and the Optuna peer rebuild spaces from `problems --json` and evaluate through
+// `problem eval`, so that every method is scored by exactly the same C++ objective.
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "arbo/kernel/context.hpp"
+#include "arbo/kernel/errors.hpp"
+#include "arbo/kernel/guarded_call.hpp"
+#include "arbo/kernel/plugin_registry.hpp"
+#include "arbo/sdk/capabilities.hpp"
+#include "arbo/sdk/error.hpp"
+#include "arbo/sdk/problem.hpp"
+#include "cli/cli.hpp"
+#include "cli/common.hpp"
+
+namespace po = boost::program_options;
+
+namespace arbo::cli {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// The kernel accepts a proposal whose known-constraint violation is at most this (study.cpp),
+// so `problem eval` calls such a point feasible too.
+constexpr double kKnownTolerance = 1e-6;
+// Salt of the problem's random stream in the kernel's problem evaluator (evaluator_problem.cpp):
+// reusing it makes `problem eval --seed S --noise SD` reproduce a study's noisy values.
+constexpr std::uint64_t kProblemSalt = 0x70726f62u;
+
+// One created problem with everything `problems` reports. The context is declared first so
+// that it outlives the component.
+struct LoadedProblem {
+  std::unique_ptr<kernel::KernelContext> context;
+  std::shared_ptr<sdk::Problem> problem;
+  const kernel::ComponentEntry* entry = nullptr;
+  sdk::Space space;
+  std::vector<std::string> constraint_names;
+  std::vector<sdk::KnownConstraintSpec> known;
+  const sdk::HasKnownConstraints* known_iface = nullptr;
+  std::vector<bool> known_equality;
+  sdk::ProblemInfo info;
+};
+
+std::unique_ptr<LoadedProblem> load_problem(const kernel::PluginRegistry& registry,
+                                            const kernel::ComponentEntry& e,
+                                            std::shared_ptr<spdlog::logger> logger) {
+  auto lp = std::make_unique<LoadedProblem>();
+  lp->entry = &e;
+  lp->context = std::make_unique<kernel::KernelContext>(e.id, std::move(logger), nullptr);
+  const sdk::ParamSet params = kernel::guarded_call(e.id, "params", [&] {
+    return sdk::validate_params(e.info.params(), {}, e.id);
+  });
+  const sdk::Space empty;
+  const sdk::CreateArgs args{*lp->context, params, empty};
+  lp->problem = registry.create_as<sdk::Problem>(e, args);
+  if (!lp->problem) throw kernel::PluginError(fmt::format("[{}] create() returned the wrong kind", e.id));
+  lp->space = kernel::guarded_call(e.id, "space", [&] { return lp->problem->space(); });
+  lp->constraint_names =
+      kernel::guarded_call(e.id, "constraint_names", [&] { return lp->problem->constraint_names(); });
+  lp->info = kernel::guarded_call(e.id, "info", [&] { return lp->problem->info(); });
+  lp->known_iface = dynamic_cast<const sdk::HasKnownConstraints*>(lp->problem.get());
+  if (lp->known_iface != nullptr) {
+    lp->known = kernel::guarded_call(e.id, "known_constraints",
+                                     [&] { return lp->known_iface->known_constraints(); });
+    for (const auto& k : lp->known) {
+      lp->known_equality.push_back(k.expression.find("==") != std::string::npos);
+    }
+  }
+  return lp;
+}
+
+std::vector<const kernel::ComponentEntry*> problem_entries(const kernel::PluginRegistry& r) {
+  std::vector<const kernel::ComponentEntry*> out;
+  for (const auto* e : r.components()) {
+    if (e->info.kind == sdk::Kind::Problem) out.push_back(e);
+  }
+  return out;
+}
+
+ojson value_json(const sdk::Value& v) {
+  return std::visit(
+      [](const auto& x) -> ojson {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return nullptr;
+        } else {
+          return x;
+        }
+      },
+      v);
+}
+
+ojson params_json(const sdk::Space& space, const Eigen::VectorXd& x) {
+  const auto values = space.decode(x);
+  ojson j = ojson::object();
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (!std::holds_alternative<std::monostate>(values[i])) j[space[i].name] = value_json(values[i]);
+  }
+  return j;
+}
+
+// User value of parameter i's encoded default (decode() would hide an inactive one).
+sdk::Value default_value(const sdk::Space& space, std::size_t i) {
+  const sdk::Parameter& p = space[i];
+  const double d = space.default_encoded(i);
+  switch (p.type) {
+    case sdk::ParamType::Real: return p.log_scale ? std::exp(d) : d;
+    case sdk::ParamType::Integer:
+      return static_cast<std::int64_t>(std::llround(p.log_scale ? std::exp(d) : d));
+    case sdk::ParamType::Categorical: return p.choices.at(static_cast<std::size_t>(d));
+    case sdk::ParamType::Binary: return d != 0.0;
+  }
+  return {};
+}
+
+ojson space_json(const sdk::Space& space) {
+  ojson arr = ojson::array();
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const sdk::Parameter& p = space[i];
+    ojson j;
+    j["name"] = p.name;
+    j["type"] = sdk::to_string(p.type);
+    if (p.type == sdk::ParamType::Real) {
+      j["low"] = p.lower;
+      j["high"] = p.upper;
+      j["log"] = p.log_scale;
+    } else if (p.type == sdk::ParamType::Integer) {
+      j["low"] = static_cast<std::int64_t>(p.lower);
+      j["high"] = static_cast<std::int64_t>(p.upper);
+      j["log"] = p.log_scale;
+    } else if (p.type == sdk::ParamType::Categorical) {
+      j["choices"] = p.choices;
+    }
+    // The default matters only to conditional parameters (their value while inactive), but
+    // printing it always lets a script rebuild the Space exactly.
+    j["default"] = value_json(default_value(space, i));
+    if (p.condition) {
+      ojson values = ojson::array();
+      for (const auto& v : p.condition->values) values.push_back(value_json(v));
+      j["condition"] = ojson{{"parent", p.condition->parent}, {"values", values}};
+    } else {
+      j["condition"] = nullptr;
+    }
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+struct TypeCounts {
+  int real = 0, integer = 0, categorical = 0, binary = 0;
+};
+
+TypeCounts count_types(const sdk::Space& space) {
+  TypeCounts c;
+  for (const auto& p : space.parameters()) {
+    switch (p.type) {
+      case sdk::ParamType::Real: ++c.real; break;
+      case sdk::ParamType::Integer: ++c.integer; break;
+      case sdk::ParamType::Categorical: ++c.categorical; break;
+      case sdk::ParamType::Binary: ++c.binary; break;
+    }
+  }
+  return c;
+}
+
+ojson problem_json(const LoadedProblem& lp) {
+  const kernel::ComponentEntry& e = *lp.entry;
+  const TypeCounts t = count_types(lp.space);
+  ojson j;
+  j["id"] = e.id;
+  j["name"] = e.info.name;
+  j["plugin"] = e.plugin_name;
+  j["plugin_version"] = e.plugin_version;
+  j["summary"] = e.info.summary;
+  j["source"] = lp.info.source;
+  j["dimension"] = lp.space.size();
+  j["types"] = ojson{{"real", t.real},
+                     {"integer", t.integer},
+                     {"categorical", t.categorical},
+                     {"binary", t.binary}};
+  j["direction"] = lp.info.maximize ? "maximize" : "minimize";
+  j["optimum"] = lp.info.optimum ? ojson(*lp.info.optimum) : ojson(nullptr);
+  j["optimum_is_best_known"] = lp.info.optimum_is_best_known;
+  ojson opt = ojson::array();
+  for (const auto& x : lp.info.optimizers) {
+    if (static_cast<std::size_t>(x.size()) == lp.space.size()) opt.push_back(params_json(lp.space, x));
+  }
+  j["optimizers"] = opt;
+  j["constraints"] = lp.constraint_names;
+  ojson known = ojson::array();
+  for (const auto& k : lp.known) {
+    known.push_back(ojson{{"name", k.name}, {"expression", k.expression}});
+  }
+  j["known_constraints"] = known;
+  j["space"] = space_json(lp.space);
+  return j;
+}
+
+std::string optimum_text(const sdk::ProblemInfo& info) {
+  if (!info.optimum) return "-";
+  return fmt::format("{:.6g}{}", *info.optimum, info.optimum_is_best_known ? "*" : "");
+}
+
+// Converts one JSON value to the user value of parameter `p` (the types of Space::encode).
+sdk::Value to_value(const sdk::Parameter& p, const nlohmann::json& v) {
+  const auto bad = [&](const std::string& what) {
+    return sdk::InvalidArgument(fmt::format("parameter '{}': {}", p.name, what));
+  };
+  switch (p.type) {
+    case sdk::ParamType::Real:
+    case sdk::ParamType::Integer:
+      if (v.is_number_integer()) {
+        return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>())
+                                      : v.get<std::int64_t>();
+      }
+      if (v.is_number_float()) return v.get<double>();
+      throw bad(fmt::format("expected a number, got {}", v.dump()));
+    case sdk::ParamType::Categorical:
+      if (v.is_string()) return v.get<std::string>();
+      // Choices that look like numbers ("0".."9") may arrive unquoted from some scripts.
+      if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+      throw bad(fmt::format("expected one of the choices as a string, got {}", v.dump()));
+    case sdk::ParamType::Binary:
+      if (v.is_boolean()) return v.get<bool>();
+      if (v.is_number_integer()) return v.get<std::int64_t>();
+      throw bad(fmt::format("expected true or false, got {}", v.dump()));
+  }
+  throw bad("unknown type");
+}
+
+Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& params) {
+  if (!params.is_object()) {
+    throw sdk::InvalidArgument("expected a JSON object of parameter values");
+  }
+  for (const auto& [name, v] : params.items()) {
+    if (!space.index_of(name)) {
+      std::vector<std::string> names;
+      for (const auto& p : space.parameters()) names.push_back(p.name);
+      const std::string hint = sdk::nearest_name(name, names);
+      throw sdk::InvalidArgument(fmt::format("unknown parameter '{}'{}", name,
+                                             hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+    }
+  }
+  std::vector<sdk::Value> values(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    auto it = params.find(space[i].name);
+    if (it != params.end() && !it->is_null()) values[i] = to_value(space[i], *it);
+  }
+  Eigen::VectorXd x = space.encode(values);
+  // encode() fills a missing value with the default; only inactive parameters may be missing.
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (std::holds_alternative<std::monostate>(values[i]) && space.is_active(x, i)) {
+      throw sdk::InvalidArgument(fmt::format("parameter '{}' is missing", space[i].name));
+    }
+  }
+  return x;
+}
+
+const kernel::ComponentEntry& find_problem(const kernel::PluginRegistry& registry,
+                                           std::string name) {
+  if (name.rfind("problem/", 0) == 0) name = name.substr(8);
+  const kernel::ComponentEntry* e = registry.find(sdk::Kind::Problem, name);
+  if (e == nullptr) {
+    const std::string hint = sdk::nearest_name(name, registry.names(sdk::Kind::Problem));
+    throw kernel::ConfigError(fmt::format(
+        "no problem called '{}' is loaded{}; 'arbo problems' lists them", name,
+        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+  }
+  return *e;
+}
+
+}  // namespace
+
+int cmd_problems(const std::vector<std::string>& args, const Globals& g) {
+  po::options_description opts("arbo problems [options]");
+  bool as_json = false;
+  opts.add_options()("help,h", "show this help")(
+      "json", po::bool_switch(&as_json),
+      "print a JSON array with each problem's full space, constraints and optimum");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kernel::kExitOk;
+  }
+  kernel::PluginRegistry registry = load_registry(g);
+  auto logger = kernel::make_logger("arbo", "", g.verbose);
+  ojson all = ojson::array();
+  bool any_failed = false;
+  if (!as_json) {
+    std::cout << fmt::format("{:<28} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>5} {:>12} {:<3}  {}\n",
+                             "problem", "dim", "real", "int", "cat", "bin", "bbox", "known",
+                             "f*", "dir", "summary");
+  }
+  bool any_best_known = false;
+  for (const kernel::ComponentEntry* e : problem_entries(registry)) {
+    std::unique_ptr<LoadedProblem> lp;
+    try {
+      lp = load_problem(registry, *e, logger);
+    } catch (const kernel::KernelError& err) {
+      // One broken problem must not hide the others; the exit code still reports it.
+      any_failed = true;
+      std::cerr << fmt::format("arbo: error: {}\n", err.what());
+      if (as_json) all.push_back(ojson{{"id", e->id}, {"name", e->info.name}, {"error", err.what()}});
+      continue;
+    }
+    if (as_json) {
+      all.push_back(problem_json(*lp));
+      continue;
+    }
+    const TypeCounts t = count_types(lp->space);
+    any_best_known = any_best_known || (lp->info.optimum && lp->info.optimum_is_best_known);
+    std::cout << fmt::format("{:<28} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>5} {:>12} {:<3}  {}\n",
+                             e->info.name, lp->space.size(), t.real, t.integer, t.categorical,
+                             t.binary, lp->constraint_names.size(), lp->known.size(),
+                             optimum_text(lp->info), lp->info.maximize ? "max" : "min",
+                             e->info.summary);
+  }
+  if (as_json) {
+    std::cout << all.dump(2) << "\n";
+  } else {
+    std::cout << "\nbbox: black-box constraints (feasible iff <= 0); known: closed-form constraints"
+                 " the kernel checks before evaluating";
+    std::cout << (any_best_known ? "\n*: best known value, not a proven optimum\n" : "\n");
+    std::cout << "'arbo problems --json' adds each problem's space, constraint names and source.\n";
+  }
+  return any_failed ? kernel::kExitPlugin : kernel::kExitOk;
+}
+
+int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
+  po::options_description opts(
+      "arbo problem eval NAME [options]\n\n"
+      "Reads one JSON object per line on stdin, {\"params\": {...}} or the parameter object\n"
+      "itself, and prints one JSON line per input: {\"objective\": F, \"constraints\": {...},\n"
+      "\"known_constraints\": {...}, \"feasible\": B}, or {\"error\": \"...\"} for an input it\n"
+      "cannot evaluate. An \"id\" in the input is echoed. Each line is flushed at once.\n\n"
+      "options");
+  std::string action, name;
+  double noise = 0.0;
+  std::uint64_t seed = 0;
+  opts.add_options()("help,h", "show this help")(
+      "noise", po::value(&noise),
+      "standard deviation of Gaussian noise added to the objective (default 0)")(
+      "seed", po::value(&seed),
+      "seed of the noise: the n-th input line gets the noise of observation n of a study with "
+      "this seed (default 0)")("action", po::value(&action), "eval")(
+      "name", po::value(&name), "problem component name");
+  po::positional_options_description pos;
+  pos.add("action", 1).add("name", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kernel::kExitOk;
+  }
+  if (action != "eval") {
+    throw po::error(action.empty() ? "expected 'eval NAME'"
+                                   : fmt::format("unknown action '{}'; expected 'eval NAME'", action));
+  }
+  if (name.empty()) throw po::error("missing problem NAME");
+  if (!(noise >= 0.0) || !std::isfinite(noise)) {
+    throw po::error(fmt::format("--noise {}: must be a finite number >= 0", noise));
+  }
+
+  kernel::PluginRegistry registry = load_registry(g);
+  const kernel::ComponentEntry& entry = find_problem(registry, name);
+  auto lp = load_problem(registry, entry, kernel::make_logger("arbo", "", g.verbose));
+  const sdk::Space& space = lp->space;
+  sdk::Evaluation eval;
+  Eigen::VectorXd known_values;
+  std::uint64_t n = 0;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    ++n;
+    ojson out;
+    try {
+      nlohmann::json in;
+      try {
+        in = nlohmann::json::parse(line);
+      } catch (const nlohmann::json::parse_error& e) {
+        throw sdk::InvalidArgument(fmt::format("input is not JSON: {}", e.what()));
+      }
+      if (!in.is_object()) throw sdk::InvalidArgument("input is not a JSON object");
+      if (auto it = in.find("id"); it != in.end()) out["id"] = *it;
+      const auto p = in.find("params");
+      const nlohmann::json& params = p != in.end() && p->is_object() ? *p : in;
+      nlohmann::json filtered = params;
+      if (&params == &in && !space.index_of("id")) filtered.erase("id");
+      const Eigen::VectorXd x = encode_params(space, filtered);
+
+      lp->context->reseed(seed, n, kProblemSalt);
+      kernel::guarded_call(entry.id, "evaluate", [&] { lp->problem->evaluate(x, eval); });
+      if (!std::isfinite(eval.objective)) {
+        throw sdk::InvalidArgument(fmt::format("[{}] evaluate() returned a non-finite objective ({})",
+                                               entry.id, eval.objective));
+      }
+      if (static_cast<std::size_t>(eval.constraints.size()) != lp->constraint_names.size()) {
+        throw sdk::InvalidArgument(fmt::format("[{}] evaluate() returned {} constraint values for {} "
+                                               "constraints",
+                                               entry.id, eval.constraints.size(),
+                                               lp->constraint_names.size()));
+      }
+      if (!eval.constraints.allFinite()) {
+        throw sdk::InvalidArgument(
+            fmt::format("[{}] evaluate() returned a non-finite constraint value", entry.id));
+      }
+      double objective = eval.objective;
+      if (noise > 0) objective += std::normal_distribution<double>(0.0, noise)(lp->context->rng());
+
+      bool feasible = true;
+      ojson cons = ojson::object();
+      for (std::size_t k = 0; k < lp->constraint_names.size(); ++k) {
+        const double v = eval.constraints[static_cast<Eigen::Index>(k)];
+        cons[lp->constraint_names[k]] = v;
+        feasible = feasible && v <= 0.0;
+      }
+      ojson known = ojson::object();
+      if (lp->known_iface != nullptr && !lp->known.empty()) {
+        kernel::guarded_call(entry.id, "known_values",
+                             [&] { lp->known_iface->known_values(x, known_values); });
+        if (static_cast<std::size_t>(known_values.size()) != lp->known.size()) {
+          throw sdk::InvalidArgument(fmt::format("[{}] known_values() returned {} values for {} "
+                                                 "known constraints",
+                                                 entry.id, known_values.size(), lp->known.size()));
+        }
+        for (std::size_t k = 0; k < lp->known.size(); ++k) {
+          const double v = known_values[static_cast<Eigen::Index>(k)];
+          known[lp->known[k].name] = v;
+          const double excess = lp->known_equality[k] ? std::abs(v) : v;
+          feasible = feasible && excess <= kKnownTolerance;  // NaN is infeasible
+        }
+      }
+      out["objective"] = objective;
+      out["constraints"] = cons;
+      out["known_constraints"] = known;
+      out["feasible"] = feasible;
+    } catch (const std::exception& e) {
+      // A bad line is reported and the stream goes on: a script's driver must not die on it.
+      ojson err;
+      if (out.contains("id")) err["id"] = out["id"];
+      err["error"] = e.what();
+      out = std::move(err);
+    }
+    std::cout << out.dump() << "\n" << std::flush;
+  }
+  return kernel::kExitOk;
+}
+
+}  // namespace arbo::cli
