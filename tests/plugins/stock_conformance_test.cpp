@@ -16,4 +16,8 @@ TEST(stock_plugin_conformance, inner_solver_random) {
   expect_plugin_conforms(ARBO_PLUGIN_DIR "/libarbo_inner_solver_random.so");
 }
 
+TEST(stock_plugin_conformance, problem_mondrian_suite) {
+  expect_plugin_conforms(ARBO_PLUGIN_DIR "/libarbo_problem_mondrian_suite.so");
+}
+
 }  // namespace

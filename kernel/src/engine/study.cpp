@@ -21,6 +21,7 @@
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/inner_solver.hpp"
 #include "arbo/sdk/problem.hpp"
+#include "arbo/sdk/projection.hpp"
 #include "arbo/sdk/surrogate.hpp"
 
 #ifndef ARBO_VERSION
@@ -144,6 +145,7 @@ struct Study::Impl {
   std::shared_ptr<sdk::InnerSolver> solver;
   KernelContext* solver_context = nullptr;
   std::shared_ptr<sdk::InnerSolver> model_solver_component;
+  sdk::ModelSolver* aux_solver = nullptr;  // the model solver every Context hands out
   std::vector<KernelContext*> known_contexts;
   std::unique_ptr<Evaluator> evaluator;
   std::string model_proposed_by;   // JSON of the model pipeline's component versions
@@ -311,6 +313,7 @@ struct Study::Impl {
       ms = dynamic_cast<sdk::ModelSolver*>(solver.get());
     }
     for (auto& c : contexts) c->set_model_solver(ms);
+    aux_solver = ms;
   }
 
   // A model-based inner solver (one that is a ModelSolver) optimizes the acquisition as a
@@ -390,6 +393,7 @@ struct Study::Impl {
                            pipeline.seed,
                            [&](const Eigen::VectorXd& x) { return known_violation(x) <= 0.0; });
       design_ready = true;
+      top_up_design_by_projection();
       if (design.size() < static_cast<std::size_t>(pipeline.design_size)) {
         logger->warn(
             "only {} of {} initial design points satisfy the known constraints; the "
@@ -398,6 +402,39 @@ struct Study::Impl {
       }
     }
     return design;
+  }
+
+  // Known constraints with a tiny feasible set (Ising, G-problems) leave rejection sampling
+  // short: project further design points onto them with the pipeline's model solver. The
+  // candidates come from the same method with a derived seed, so the design stays a function
+  // of (method, size, seed).
+  void top_up_design_by_projection() {
+    const auto wanted = static_cast<std::size_t>(pipeline.design_size);
+    if (design.size() >= wanted || aux_solver == nullptr || known.empty()) return;
+    std::vector<const sdk::Constraint*> cons;
+    for (const auto& c : known) cons.push_back(c.get());
+    if (!sdk::can_formulate(cons)) return;
+    const auto candidates =
+        make_design(space, pipeline.design, 3 * (wanted - design.size()),
+                    pipeline.seed ^ 0x70726f6a65637421ull /* "project!" */, nullptr);
+    std::size_t projected = 0;
+    for (Eigen::VectorXd x : candidates) {
+      if (design.size() >= wanted) break;
+      const bool ok = guarded_call("model solver", "solve", [&] {
+        return sdk::project_onto_constraints(space, cons, *aux_solver, x);
+      });
+      if (!ok || known_violation(x) > 1e-6) continue;
+      const bool duplicate = std::any_of(design.begin(), design.end(), [&](const Eigen::VectorXd& y) {
+        return (x - y).cwiseAbs().maxCoeff() <= 1e-9;
+      });
+      if (duplicate) continue;
+      design.push_back(std::move(x));
+      ++projected;
+    }
+    if (projected > 0) {
+      logger->info("{} initial design points were projected onto the known constraints",
+                   projected);
+    }
   }
 
   // Fills x, origin and proposed_by for observation number `k` (0-based).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include <arbo/sdk/projection.hpp>
 #include <fmt/format.h>
 
 namespace arbo::plugins {
@@ -25,14 +26,36 @@ const sdk::ParamSpecList& RandomSearch::params() {
           "max_tries",
           "Most uniform draws per call, feasible or not. When none satisfies the known "
           "constraints the solver reports that no point was found.",
-          100000, 1, 1e12)};
+          100000, 1, 1e12),
+      sdk::ParamSpec::integer(
+          "projections",
+          "When rejection sampling finds fewer feasible candidates than wanted (tiny feasible "
+          "sets), up to this many uniform draws are projected onto the known constraints with "
+          "the pipeline's model solver (nearest feasible point, one model solve each); 0 "
+          "disables. Needs constraints that can formulate themselves and a model solver.",
+          20, 0, 1e6)};
   return specs;
 }
 
 RandomSearch::RandomSearch(const sdk::CreateArgs& args)
     : ctx_(args.context),
       samples_(args.params.get_int("samples")),
-      max_tries_(args.params.get_int("max_tries")) {}
+      max_tries_(args.params.get_int("max_tries")),
+      projections_(args.params.get_int("projections")) {}
+
+bool RandomSearch::draw_projected(const sdk::SolveRequest& request) {
+  sdk::ModelSolver* solver = ctx_.model_solver();
+  if (solver == nullptr || request.constraints.empty()) return false;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
+  request.space.from_unit(u_, x_);
+  if (!sdk::project_onto_constraints(request.space, request.constraints, *solver, x_)) return false;
+  // The projection is feasible up to the solver's tolerance; accept it on the same terms.
+  for (const sdk::Constraint* c : request.constraints) {
+    if (!(c->violation(x_) <= 1e-6)) return false;
+  }
+  return true;
+}
 
 bool RandomSearch::draw_feasible(const sdk::SolveRequest& request) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -62,6 +85,16 @@ sdk::Proposal RandomSearch::maximize(const sdk::SolveRequest& request) {
         return result;
       }
     }
+    for (std::int64_t k = 0; k < projections_ && sdk::can_formulate(request.constraints); ++k) {
+      if (draw_projected(request)) {
+        result.found = true;
+        result.x = x_;
+        result.note = fmt::format(
+            "no feasible point in {} draws; projected a uniform draw onto the known constraints",
+            tries);
+        return result;
+      }
+    }
     result.note =
         fmt::format("no point satisfies the known constraints in {} uniform draws", tries);
     return result;
@@ -73,6 +106,16 @@ sdk::Proposal RandomSearch::maximize(const sdk::SolveRequest& request) {
     if (tries % kPollEvery == 0 && tries > 0 && ctx_.cancelled()) break;
     ++tries;
     if (draw_feasible(request)) candidates_.row(filled++) = x_.transpose();
+  }
+  // Tiny feasible sets: top the pool up with projections of uniform draws.
+  std::int64_t projected = 0;
+  if (filled < samples_ && sdk::can_formulate(request.constraints)) {
+    for (std::int64_t k = 0; k < projections_ && filled < samples_; ++k) {
+      if (draw_projected(request)) {
+        candidates_.row(filled++) = x_.transpose();
+        ++projected;
+      }
+    }
   }
   if (filled == 0) {
     result.note =
@@ -94,7 +137,8 @@ sdk::Proposal RandomSearch::maximize(const sdk::SolveRequest& request) {
     best = 0;
     result.note = "acquisition returned NaN at every candidate; proposing the first one";
   } else {
-    result.note = fmt::format("best of {} feasible candidates ({} draws)", filled, tries);
+    result.note = fmt::format("best of {} feasible candidates ({} draws, {} projected)", filled,
+                              tries, projected);
   }
   result.x = candidates_.row(best).transpose();
   result.value = values_[best];

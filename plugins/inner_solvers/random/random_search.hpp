@@ -21,10 +21,14 @@ class RandomSearch final : public sdk::InnerSolver {
  private:
   // Draws one uniform point into x_; true when it satisfies every known constraint.
   bool draw_feasible(const sdk::SolveRequest& request);
+  // Draws one uniform point and projects it onto the known constraints with the context's
+  // model solver; true when the projection satisfies them.
+  bool draw_projected(const sdk::SolveRequest& request);
 
   sdk::Context& ctx_;
   std::int64_t samples_;
   std::int64_t max_tries_;
+  std::int64_t projections_;
   // Reused between calls so the sampling loop never allocates.
   Eigen::VectorXd u_, x_;
   Eigen::MatrixXd candidates_;

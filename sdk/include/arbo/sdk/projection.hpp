@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief Projection of a point onto the set satisfying known constraints, through a model
+/// solver. Used by the kernel's initial designs and by sampling inner solvers when rejection
+/// sampling finds too few feasible points (feasible fractions below 1e-6 are common: Ising,
+/// G-problems).
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "arbo/sdk/capabilities.hpp"
+#include "arbo/sdk/constraint.hpp"
+#include "arbo/sdk/export.hpp"
+#include "arbo/sdk/model.hpp"
+#include "arbo/sdk/space.hpp"
+
+namespace arbo::sdk {
+
+/// Adds one model variable per coordinate of `space` (continuous for Real, integer for Integer
+/// and Categorical, binary for Binary; bounds = the encoded bounds) and returns them.
+/// Log-scaled coordinates are continuous in ln units.
+ARBO_SDK_API PointVariables add_point_variables(Model& model, const Space& space);
+
+/// True when every constraint can formulate itself (`FormulatesConstraint`).
+ARBO_SDK_API bool can_formulate(const std::vector<const Constraint*>& constraints);
+
+/// Replaces `x` by the nearest point satisfying every constraint jointly: squared Euclidean
+/// distance over real and integer coordinates, each scaled by its range (so every coordinate
+/// weighs the same), plus the Hamming distance over categorical and binary coordinates. Solves
+/// one MIQCP with `solver`; the result is snapped onto the space. Conditional (inactive)
+/// coordinates are treated like active ones.
+/// @return false (x unchanged) when a constraint cannot formulate itself, or the model is
+///         infeasible or the solver finds no point; true otherwise.
+/// Complexity: one model solve with d (+ number of categoricals) variables plus the
+/// constraints' rows.
+ARBO_SDK_API bool project_onto_constraints(const Space& space,
+                                           const std::vector<const Constraint*>& constraints,
+                                           ModelSolver& solver, Eigen::VectorXd& x,
+                                           const SolveOptions& options = {});
+
+}  // namespace arbo::sdk

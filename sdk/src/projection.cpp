@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "arbo/sdk/projection.hpp"
+
+#include <fmt/format.h>
+
+namespace arbo::sdk {
+
+PointVariables add_point_variables(Model& model, const Space& space) {
+  PointVariables pv;
+  pv.x_vars.reserve(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const Parameter& p = space[i];
+    const auto ii = static_cast<Eigen::Index>(i);
+    VarType type = VarType::Continuous;
+    if (p.type == ParamType::Binary) {
+      type = VarType::Binary;
+    } else if (p.type == ParamType::Categorical || (p.type == ParamType::Integer && !p.log_scale)) {
+      type = VarType::Integer;
+    }
+    pv.x_vars.push_back(model.add_variable(p.name, type, space.lower()[ii], space.upper()[ii]));
+  }
+  return pv;
+}
+
+bool can_formulate(const std::vector<const Constraint*>& constraints) {
+  for (const Constraint* c : constraints) {
+    if (dynamic_cast<const FormulatesConstraint*>(c) == nullptr) return false;
+  }
+  return true;
+}
+
+bool project_onto_constraints(const Space& space, const std::vector<const Constraint*>& constraints,
+                              ModelSolver& solver, Eigen::VectorXd& x,
+                              const SolveOptions& options) {
+  if (!can_formulate(constraints)) return false;
+  Model model;
+  const PointVariables pv = add_point_variables(model, space);
+  for (const Constraint* c : constraints) {
+    dynamic_cast<const FormulatesConstraint*>(c)->formulate(model, pv);
+  }
+  Objective obj;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const auto ii = static_cast<Eigen::Index>(i);
+    const int v = pv.x_vars[i];
+    const double x0 = x[ii];
+    const double range = space.upper()[ii] - space.lower()[ii];
+    const ParamType t = space[i].type;
+    if (range <= 0) continue;
+    if (t == ParamType::Real || t == ParamType::Integer) {
+      // ((v - x0) / range)^2 = v^2/r^2 - 2 x0 v / r^2 + x0^2 / r^2
+      const double w = 1.0 / (range * range);
+      obj.quad.push_back({v, v, w});
+      obj.linear.push_back({v, -2.0 * x0 * w});
+      obj.constant += x0 * x0 * w;
+    } else if (t == ParamType::Binary) {
+      // |v - x0| for x0 in {0, 1} is linear in v.
+      if (x0 > 0.5) {
+        obj.linear.push_back({v, -1.0});
+        obj.constant += 1.0;
+      } else {
+        obj.linear.push_back({v, 1.0});
+      }
+    } else {
+      // Categorical index: d = 1 iff the choice changes, via |v - x0| <= range * d.
+      const int d = model.add_variable(fmt::format("changed_{}", space[i].name), VarType::Binary, 0, 1);
+      model.add_linear_row({fmt::format("hamming_up_{}", space[i].name), {{v, 1.0}, {d, -range}},
+                            RowSense::LessEqual, x0});
+      model.add_linear_row({fmt::format("hamming_down_{}", space[i].name), {{v, -1.0}, {d, -range}},
+                            RowSense::LessEqual, -x0});
+      obj.linear.push_back({d, 1.0});
+    }
+  }
+  model.set_objective(std::move(obj));
+  const SolveResult r = solver.solve(model, options);
+  if ((r.status != SolveStatus::Optimal && r.status != SolveStatus::LimitReached) || r.x.empty()) {
+    return false;
+  }
+  Eigen::VectorXd y(x.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    y[static_cast<Eigen::Index>(i)] = r.x[static_cast<std::size_t>(pv.x_vars[i])];
+  }
+  space.snap(y);
+  x = y;
+  return true;
+}
+
+}  // namespace arbo::sdk

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "arbo/sdk/projection.hpp"
+
+namespace arbo::sdk {
+namespace {
+
+// x0 + x1 <= rhs over the first two coordinates, formulated as one linear row.
+class SumAtMost final : public Constraint, public FormulatesConstraint {
+ public:
+  explicit SumAtMost(double rhs) : rhs_(rhs) {}
+  double violation(const Eigen::VectorXd& x) const override {
+    return std::max(0.0, x[0] + x[1] - rhs_);
+  }
+  void formulate(Model& m, const PointVariables& p) const override {
+    m.add_linear_row({"sum", {{p.x_vars[0], 1.0}, {p.x_vars[1], 1.0}}, RowSense::LessEqual, rhs_});
+  }
+
+ private:
+  double rhs_;
+};
+
+class ValueOnly final : public Constraint {
+ public:
+  double violation(const Eigen::VectorXd&) const override { return 0.0; }
+};
+
+// Exact solver for models whose variables are all integer or binary with small finite bounds:
+// enumerates every point.
+class Enumerate final : public ModelSolver {
+ public:
+  SolveResult solve(const Model& m, const SolveOptions&) override {
+    ++calls;
+    SolveResult r;
+    r.status = SolveStatus::Infeasible;
+    std::vector<double> x(m.num_variables());
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = m.variables()[i].lower;
+    while (true) {
+      const ModelEvaluation e = m.evaluate(x);
+      if (e.max_violation() <= 1e-9 && (r.x.empty() || e.objective < r.objective)) {
+        r.x = x;
+        r.objective = e.objective;
+        r.status = SolveStatus::Optimal;
+      }
+      std::size_t i = 0;
+      for (; i < x.size(); ++i) {
+        if (x[i] + 1 <= m.variables()[i].upper) {
+          x[i] += 1;
+          break;
+        }
+        x[i] = m.variables()[i].lower;
+      }
+      if (i == x.size()) break;
+    }
+    return r;
+  }
+  int calls = 0;
+};
+
+TEST(Projection, NearestFeasiblePointInScaledDistanceAndHamming) {
+  const Space space({Parameter::integer("a", 0, 6), Parameter::integer("b", 0, 3),
+                     Parameter::categorical("c", {"x", "y", "z"}), Parameter::binary("f")});
+  SumAtMost sum(3.0);
+  Enumerate solver;
+  Eigen::VectorXd x(4);
+  x << 6, 3, 2, 1;
+  ASSERT_TRUE(project_onto_constraints(space, {&sum}, solver, x));
+  // min ((6-a)/6)^2 + ((3-b)/3)^2 s.t. a + b <= 3 over integers: (1,2) gives 0.806, (2,1)
+  // 0.889, (0,3) 1.0, (3,0) 1.25.
+  EXPECT_EQ(x[0], 1);
+  EXPECT_EQ(x[1], 2);
+  // Unconstrained discrete coordinates keep their values (Hamming distance 0).
+  EXPECT_EQ(x[2], 2);
+  EXPECT_EQ(x[3], 1);
+  EXPECT_EQ(sum.violation(x), 0.0);
+}
+
+TEST(Projection, FeasiblePointStaysAndImpossibleOrUnformulableFails) {
+  const Space space({Parameter::integer("a", 0, 4), Parameter::integer("b", 0, 4)});
+  Enumerate solver;
+  SumAtMost sum(5.0);
+  Eigen::VectorXd x(2);
+  x << 1, 2;
+  ASSERT_TRUE(project_onto_constraints(space, {&sum}, solver, x));
+  EXPECT_EQ(x, Eigen::Vector2d(1, 2));
+  SumAtMost impossible(-1.0);
+  x << 3, 3;
+  EXPECT_FALSE(project_onto_constraints(space, {&impossible}, solver, x));
+  EXPECT_EQ(x, Eigen::Vector2d(3, 3));
+  ValueOnly opaque;
+  const int before = solver.calls;
+  EXPECT_FALSE(project_onto_constraints(space, {&sum, &opaque}, solver, x));
+  EXPECT_EQ(solver.calls, before) << "no solve without every constraint's formulation";
+  EXPECT_FALSE(can_formulate({&sum, &opaque}));
+  EXPECT_TRUE(can_formulate({&sum}));
+}
+
+TEST(Projection, PointVariablesFollowTheSpace) {
+  const Space space({Parameter::real("r", -1, 2), Parameter::integer("i", 1, 100, true),
+                     Parameter::integer("j", 2, 5), Parameter::categorical("c", {"p", "q"}),
+                     Parameter::binary("f")});
+  Model m;
+  const PointVariables pv = add_point_variables(m, space);
+  ASSERT_EQ(pv.x_vars.size(), 5u);
+  const auto& v = m.variables();
+  EXPECT_EQ(v[0].type, VarType::Continuous);
+  EXPECT_EQ(v[1].type, VarType::Continuous);  // log-scaled integers live in ln units
+  EXPECT_NEAR(v[1].upper, std::log(100.0), 1e-12);
+  EXPECT_EQ(v[2].type, VarType::Integer);
+  EXPECT_EQ(v[3].type, VarType::Integer);
+  EXPECT_EQ(v[3].upper, 1.0);
+  EXPECT_EQ(v[4].type, VarType::Binary);
+}
+
+}  // namespace
+}  // namespace arbo::sdk
