@@ -20,4 +20,8 @@ TEST(stock_plugin_conformance, problem_mondrian_suite) {
   expect_plugin_conforms(ARBO_PLUGIN_DIR "/libarbo_problem_mondrian_suite.so");
 }
 
+TEST(stock_plugin_conformance, problem_leafgp_suite) {
+  expect_plugin_conforms(ARBO_PLUGIN_DIR "/libarbo_problem_leafgp_suite.so");
+}
+
 }  // namespace

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#include "unconstrained.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "suite_common.hpp"
+
+namespace arbo::plugins::leafgp {
+
+namespace {
+
+constexpr int kDim = 10;
+
+// Root of x sin(sqrt x)' = 0 near 420.9687 and the maximum of x sin(sqrt x) there, computed by
+// Newton's method in double precision; the maximum is 418.98288727243374, so the rounded
+// constant 418.9829 leaves 10 * 1.2728e-5 at the optimum.
+constexpr double kSchwefelArgmax = 420.9687463599821;
+constexpr double kSchwefelOptimum = 1.2727566263492918e-4;
+
+// Root of 4t^3 - 32t + 5 = 0 near -2.9 (50-digit Newton), and 10 times the 1-D minimum.
+constexpr double kStyblinskiArgmin = -2.903534027771177;
+constexpr double kStyblinskiOptimum = -391.66165703771415;
+
+const char* const kTableSource =
+    "LEAF-GP (Thebelt et al., NeurIPS 2022) Table 1 domain; formula of the authors' reference "
+    "code tree_kernel_gp (after Surjanovic & Bingham); shared/digests/leaf-gp.md §5.1";
+
+std::string source_of(const char* name) { return fmt::format("{}: {}", name, kTableSource); }
+
+}  // namespace
+
+Rastrigin10::Rastrigin10(const sdk::CreateArgs&) : space_(real_cube(kDim, -4.0, 5.0)) {}
+
+const sdk::ParamSpecList& Rastrigin10::params() { return no_params(); }
+
+sdk::ProblemInfo Rastrigin10::info() const {
+  sdk::ProblemInfo i;
+  i.source = source_of("Rastrigin 10-D");
+  i.optimum = 0.0;
+  i.optimizers = {Eigen::VectorXd::Zero(kDim)};
+  return i;
+}
+
+void Rastrigin10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
+  require_size(x, kDim, "rastrigin10");
+  double f = 10.0 * kDim;
+  for (Eigen::Index i = 0; i < kDim; ++i) {
+    f += x[i] * x[i] - 10.0 * std::cos(2.0 * std::numbers::pi * x[i]);
+  }
+  out.objective = f;
+  out.constraints.resize(0);
+}
+
+Schwefel10::Schwefel10(const sdk::CreateArgs&) : space_(real_cube(kDim, -500.0, 500.0)) {}
+
+const sdk::ParamSpecList& Schwefel10::params() { return no_params(); }
+
+sdk::ProblemInfo Schwefel10::info() const {
+  sdk::ProblemInfo i;
+  i.source = source_of("Schwefel 10-D");
+  i.optimum = kSchwefelOptimum;
+  i.optimizers = {Eigen::VectorXd::Constant(kDim, kSchwefelArgmax)};
+  return i;
+}
+
+void Schwefel10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
+  require_size(x, kDim, "schwefel10");
+  double s = 0.0;
+  for (Eigen::Index i = 0; i < kDim; ++i) s += x[i] * std::sin(std::sqrt(std::abs(x[i])));
+  out.objective = 418.9829 * kDim - s;
+  out.constraints.resize(0);
+}
+
+StyblinskiTang10::StyblinskiTang10(const sdk::CreateArgs&)
+    : space_(real_cube(kDim, -5.0, 5.0)) {}
+
+const sdk::ParamSpecList& StyblinskiTang10::params() { return no_params(); }
+
+sdk::ProblemInfo StyblinskiTang10::info() const {
+  sdk::ProblemInfo i;
+  i.source = source_of("Styblinski-Tang 10-D");
+  i.optimum = kStyblinskiOptimum;
+  i.optimizers = {Eigen::VectorXd::Constant(kDim, kStyblinskiArgmin)};
+  return i;
+}
+
+void StyblinskiTang10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
+  require_size(x, kDim, "styblinski_tang10");
+  double s = 0.0;
+  for (Eigen::Index i = 0; i < kDim; ++i) {
+    const double t2 = x[i] * x[i];
+    s += t2 * t2 - 16.0 * t2 + 5.0 * x[i];
+  }
+  out.objective = 0.5 * s;
+  out.constraints.resize(0);
+}
+
+}  // namespace arbo::plugins::leafgp
