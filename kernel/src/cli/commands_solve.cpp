@@ -157,6 +157,7 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
                                           id, result.x.size(), model.num_variables()));
   }
   const double violation = result.x.empty() ? NAN : model.evaluate(result.x).max_violation();
+  for (double& v : result.x) v = v == 0.0 ? 0.0 : v;  // print 0, not -0
   const auto& vars = model.variables();
   if (json) {
     nlohmann::ordered_json out;

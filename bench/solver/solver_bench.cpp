@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// Solver benchmark for inner_solver/glpk_bnb. Prints markdown tables.
+//
+//   solver_bench [milp|convex|nonconvex|all] [SEEDS=5]
+//
+// milp:      random MILPs, this plugin's tree (pseudo-costs and most-fractional) and its
+//            glp_intopt path against plain glp_intopt (glpsol's defaults: presolve, no cuts) on
+//            an independently built glp_prob; objectives are cross-checked.
+// convex:    convex MIQCPs with k binaries (tests/glpk_bnb/model_families.hpp), 10 s limit.
+// nonconvex: G1, G3, G4, G6, G7, G10, Pressure Vessel.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <glpk.h>
+
+#include "bnb.hpp"
+#include "model_families.hpp"
+
+namespace {
+
+using namespace arbo;
+using plugins::glpk::BnbConfig;
+using plugins::glpk::MilpMethod;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+struct Plain {
+  double objective = 0;
+  double seconds = 0;
+  long nodes = 0;
+  long iterations = 0;
+};
+
+void plain_callback(glp_tree* tree, void* info) {
+  int a = 0, n = 0, t = 0;
+  glp_ios_tree_size(tree, &a, &n, &t);
+  static_cast<Plain*>(info)->nodes = t;
+}
+
+// glp_intopt as glpsol runs it by default (MIP presolver on, no cuts), on a glp_prob built
+// directly from the model.
+Plain plain_intopt(const sdk::Model& m) {
+  const auto start = Clock::now();
+  glp_prob* p = glp_create_prob();
+  glp_set_obj_dir(p, m.objective().sense == sdk::ObjectiveSense::Maximize ? GLP_MAX : GLP_MIN);
+  glp_set_obj_coef(p, 0, m.objective().constant);
+  const int n = static_cast<int>(m.num_variables());
+  glp_add_cols(p, n);
+  for (int j = 0; j < n; ++j) {
+    const auto& v = m.variables()[static_cast<std::size_t>(j)];
+    glp_set_col_bnds(p, j + 1, v.lower == v.upper ? GLP_FX : GLP_DB, v.lower, v.upper);
+    if (v.type != sdk::VarType::Continuous) glp_set_col_kind(p, j + 1, GLP_IV);
+  }
+  for (const auto& t : m.objective().linear) {
+    glp_set_obj_coef(p, t.var + 1, glp_get_obj_coef(p, t.var + 1) + t.coef);
+  }
+  for (const auto& r : m.linear_rows()) {
+    const int i = glp_add_rows(p, 1);
+    std::vector<int> ind(1, 0);
+    std::vector<double> val(1, 0.0);
+    for (const auto& t : r.terms) {
+      ind.push_back(t.var + 1);
+      val.push_back(t.coef);
+    }
+    glp_set_mat_row(p, i, static_cast<int>(r.terms.size()), ind.data(), val.data());
+    const int type = r.sense == sdk::RowSense::LessEqual      ? GLP_UP
+                     : r.sense == sdk::RowSense::GreaterEqual ? GLP_LO
+                                                              : GLP_FX;
+    glp_set_row_bnds(p, i, type, r.rhs, r.rhs);
+  }
+  Plain out;
+  glp_iocp parm;
+  glp_init_iocp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.presolve = GLP_ON;
+  parm.mip_gap = 1e-4;
+  parm.cb_func = plain_callback;
+  parm.cb_info = &out;
+  glp_intopt(p, &parm);
+  out.objective = glp_mip_obj_val(p);
+  out.iterations = glp_get_it_cnt(p);
+  glp_delete_prob(p);
+  out.seconds = seconds_since(start);
+  return out;
+}
+
+struct Totals {
+  double seconds = 0;
+  long nodes = 0;
+  long iterations = 0;
+  int optimal = 0;
+  int mismatches = 0;
+};
+
+void milp(int seeds) {
+  std::printf("\n## Random MILPs (%d instances per size; gap 1e-4; times summed)\n\n", seeds);
+  std::printf("| n x m | glp_intopt (glpsol defaults) s | nodes | bnb pseudo-cost s | nodes | LP it | ratio | bnb most-fractional s | nodes | ratio | intopt+cuts s | ratio | wrong |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  const int sizes[][2] = {{10, 6}, {20, 12}, {30, 18}, {40, 24}, {50, 30}, {60, 36}};
+  for (const auto& sz : sizes) {
+    Totals ref, pc, mf, io;
+    for (int s = 0; s < seeds; ++s) {
+      const sdk::Model m = glpk_test::random_milp(90000 + static_cast<std::uint64_t>(sz[0] * 100 + s), sz[0], sz[1]);
+      const Plain r = plain_intopt(m);
+      ref.seconds += r.seconds;
+      ref.nodes += r.nodes;
+      ref.iterations += r.iterations;
+      auto run = [&](Totals& t, MilpMethod method, bool pseudo) {
+        BnbConfig cfg;
+        cfg.milp_method = method;
+        cfg.pseudo_costs = pseudo;
+        sdk::SolveOptions o;
+        o.time_limit_seconds = 60;
+        const auto start = Clock::now();
+        const sdk::SolveResult res = plugins::glpk::solve_model(m, o, cfg);
+        t.seconds += seconds_since(start);
+        t.nodes += res.nodes;
+        t.iterations += res.lp_iterations;
+        if (res.status == sdk::SolveStatus::Optimal) ++t.optimal;
+        if (std::abs(res.objective - r.objective) > 2e-4 * std::max(1.0, std::abs(r.objective))) ++t.mismatches;
+      };
+      run(pc, MilpMethod::BranchAndBound, true);
+      run(mf, MilpMethod::BranchAndBound, false);
+      run(io, MilpMethod::Intopt, true);
+    }
+    std::printf("| %d x %d | %.3f | %ld | %.3f | %ld | %ld | %.2f | %.3f | %ld | %.2f | %.3f | %.2f | %d |\n", sz[0], sz[1],
+                ref.seconds, ref.nodes, pc.seconds, pc.nodes, pc.iterations, pc.seconds / ref.seconds,
+                mf.seconds, mf.nodes, mf.seconds / ref.seconds, io.seconds, io.seconds / ref.seconds,
+                pc.mismatches + mf.mismatches + io.mismatches);
+    std::fflush(stdout);
+  }
+}
+
+void convex(int seeds) {
+  std::printf("\n## Convex MIQCPs: k binaries, k continuous, separable convex objective, one ball row (%d seeds; 10 s limit)\n\n", seeds);
+  std::printf("| k | proven optimal | mean s | max s | mean nodes | mean LP it | mean cuts-free check |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (int k = 4; k <= 40; k += 4) {
+    int optimal = 0;
+    double sum = 0, worst = 0;
+    long nodes = 0, its = 0;
+    int agree = 0;
+    for (int s = 0; s < seeds; ++s) {
+      const glpk_test::ConvexMiqcp p = glpk_test::convex_miqcp(7000 + static_cast<std::uint64_t>(k * 100 + s), k);
+      sdk::SolveOptions o;
+      o.time_limit_seconds = 10;
+      const auto start = Clock::now();
+      const sdk::SolveResult r = plugins::glpk::solve_model(p.model, o);
+      const double t = seconds_since(start);
+      sum += t;
+      worst = std::max(worst, t);
+      nodes += r.nodes;
+      its += r.lp_iterations;
+      if (r.status == sdk::SolveStatus::Optimal) ++optimal;
+      if (k <= 20) {
+        const double ref = glpk_test::convex_miqcp_reference(p);
+        if (std::abs(r.objective - ref) <= 2e-4 * std::max(1.0, std::abs(ref))) ++agree;
+      }
+    }
+    std::printf("| %d | %d/%d | %.3f | %.3f | %ld | %ld | %s |\n", k, optimal, seeds, sum / seeds, worst,
+                nodes / seeds, its / seeds,
+                k <= 20 ? (std::to_string(agree) + "/" + std::to_string(seeds) + " match brute force").c_str()
+                        : "(no brute force)");
+    std::fflush(stdout);
+  }
+}
+
+void nonconvex() {
+  std::printf("\n## Nonconvex benchmark problems (default gaps 1e-4; 60 s limit)\n\n");
+  std::printf("| problem | status | objective | literature | best bound | nodes | LP it | s |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const auto& p : {glpk_test::g1(), glpk_test::g3(), glpk_test::g4(), glpk_test::g6(),
+                        glpk_test::g7(), glpk_test::g10(), glpk_test::pressure_vessel()}) {
+    sdk::SolveOptions o;
+    o.time_limit_seconds = 60;
+    const sdk::SolveResult r = plugins::glpk::solve_model(p.model, o);
+    std::printf("| %s | %s | %.6f | %.6f | %.6f | %ld | %ld | %.3f |\n", p.name.c_str(),
+                sdk::to_string(r.status), r.objective, p.optimum, r.best_bound,
+                static_cast<long>(r.nodes), static_cast<long>(r.lp_iterations), r.seconds);
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string what = argc > 1 ? argv[1] : "all";
+  const int seeds = argc > 2 ? std::atoi(argv[2]) : 5;
+  glp_term_out(GLP_OFF);
+  if (what == "milp" || what == "all") milp(seeds);
+  if (what == "convex" || what == "all") convex(seeds);
+  if (what == "nonconvex" || what == "all") nonconvex();
+  return 0;
+}

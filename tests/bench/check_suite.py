@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""ctest driver for bench/run_suite.py: runs a suite into a fresh folder and checks its outputs.
+
+  smoke: bench/suites/smoke.toml. Checks the CSV rows (one per pipeline x problem x seed x
+         evaluation, best-so-far and regret recomputed independently), the report and the
+         plots; that a rerun into the same folder skips every run and rebuilds an identical
+         CSV; and that the arbo pipelines are deterministic and resumable: a fresh folder run
+         first with half the budget and then resumed gives the same values as the first run.
+  mixed: a maximization problem with every parameter type, conditions, a black-box and a
+         known constraint (test plugin bench_mixed), random search and both Optuna peers.
+"""
+
+import argparse
+import csv
+import json
+import math
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TIMING = {"propose_seconds", "eval_seconds"}
+failures = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print(f"FAIL: {msg}", flush=True)
+
+
+def run_suite(args, suite, out, *extra):
+    cmd = [args.python, str(args.source_dir / "bench" / "run_suite.py"), str(suite),
+           "--out", str(out), "--arbo", args.arbo] + list(extra)
+    print("$ " + " ".join(cmd), flush=True)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       check=False)
+    print(p.stdout, end="", flush=True)
+    print(f"({time.perf_counter() - t0:.1f} s)", flush=True)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: run_suite.py exited {p.returncode}")
+    return p.stdout
+
+
+def read_rows(out):
+    with open(out / "results.csv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def check_rows(rows, problems, methods, seeds, budget):
+    """Every (method, problem, seed) has evaluations 1..budget; best/regret are consistent."""
+    by_key = {}
+    for r in rows:
+        by_key.setdefault((r["pipeline"], r["problem"], int(r["seed"])), []).append(r)
+    expected = {(m, p, s) for m in methods for p in problems for s in seeds}
+    check(set(by_key) == expected, f"runs in CSV {sorted(by_key)} != expected {sorted(expected)}")
+    check(len(rows) == len(expected) * budget, f"{len(rows)} rows, expected {len(expected) * budget}")
+    for key, rs in by_key.items():
+        m, p, s = key
+        info = problems[p]
+        maximize = info["direction"] == "maximize"
+        check([int(r["evaluation"]) for r in rs] == list(range(1, budget + 1)),
+              f"{key}: evaluation indices")
+        best = None
+        for r in rs:
+            if r["objective"] != "" and r["feasible"] == "1":
+                v = float(r["objective"])
+                best = v if best is None or (v > best if maximize else v < best) else best
+            if best is None:
+                check(r["best_feasible"] == "" and r["regret"] == "", f"{key}: best before feasible")
+            else:
+                check(float(r["best_feasible"]) == best, f"{key} eval {r['evaluation']}: best")
+                check(math.isclose(float(r["regret"]), abs(best - info["optimum"]), rel_tol=0,
+                                   abs_tol=1e-12), f"{key} eval {r['evaluation']}: regret")
+            check(float(r["propose_seconds"]) >= 0 and float(r["eval_seconds"]) >= 0,
+                  f"{key}: negative time")
+        check(best is not None, f"{key}: no feasible point in {budget} evaluations")
+    return by_key
+
+
+def check_report(out, problems, methods, extra_phrases=()):
+    report = (out / "report.md").read_text(encoding="utf-8")
+    for phrase in ["median final regret", "Optuna 3.", "machine:", "arbo commit:", "command:",
+                   "found feasible", "IQR", "median proposal time"] + list(extra_phrases):
+        check(phrase in report, f"report.md lacks '{phrase}'")
+    for p in problems:
+        check(f"## {p}" in report, f"report.md has no section for {p}")
+        png = out / "plots" / f"{p}.png"
+        check(png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"no PNG plot {png}")
+        check(f"plots/{p}.png" in report, f"report.md does not show the plot of {p}")
+    for m in methods:
+        check(f"| {m} |" in report, f"report.md has no row for {m}")
+    check("## Errors\n\nNone." in report, "report.md lists errors")
+    return report
+
+
+def without_timings(rows, methods):
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in rows
+            if r["pipeline"] in methods]
+
+
+def smoke(args):
+    suite = args.source_dir / "bench" / "suites" / "smoke.toml"
+    first, second = args.work_dir / "first", args.work_dir / "second"
+    run_suite(args, suite, first)
+    problems = {p["name"]: p for p in json.loads((first / "problems.json").read_text())}
+    names = ["branin_constrained", "hartmann6"]
+    methods = ["random", "optuna-tpe", "optuna-random"]
+    rows = read_rows(first)
+    check_rows(rows, {n: problems[n] for n in names}, methods, [1, 2], 20)
+    check_report(first, names, methods)
+    for p in names:
+        check((first / "studies" / "random" / p / "seed1" / "study.db").exists(),
+              f"no study directory for random/{p}/seed1")
+
+    # Resumable: nothing reruns, and the CSV is rebuilt byte for byte from what is on disk.
+    csv_before = (first / "results.csv").read_bytes()
+    log = run_suite(args, suite, first)
+    check(log.count("skipped (finished)") == 12, "a rerun did not skip all 12 finished runs")
+    check((first / "results.csv").read_bytes() == csv_before, "a rerun changed results.csv")
+
+    # Deterministic and resumable arbo pipelines: half the budget, then resumed to the full one.
+    run_suite(args, suite, second, "--no-peers", "--budget", "10", "--no-plots")
+    log = run_suite(args, suite, second, "--no-peers")
+    check("skipped" not in log, "studies stopped at 10 evaluations were not resumed")
+    check(without_timings(read_rows(second), ["random"]) == without_timings(rows, ["random"]),
+          "arbo pipelines: a resumed rerun gave different values")
+
+
+def mixed(args):
+    suite_dir = args.work_dir
+    suite_dir.mkdir(parents=True, exist_ok=True)
+    suite = suite_dir / "mixed.toml"
+    pipeline = args.source_dir / "bench" / "pipelines" / "random.toml"
+    suite.write_text(f"""name = "mixed"
+budget = 12
+initial_design = 4
+seeds = 2
+problems = ["bench_mixed"]
+peers = ["optuna-tpe", "optuna-random"]
+[pipelines]
+random = "{pipeline}"
+""")
+    out = suite_dir / "out"
+    run_suite(args, suite, out, "--plugin-path", args.test_plugin_dir)
+    problems = {p["name"]: p for p in json.loads((out / "problems.json").read_text())}
+    methods = ["random", "optuna-tpe", "optuna-random"]
+    rows = read_rows(out)
+    by_key = check_rows(rows, {"bench_mixed": problems["bench_mixed"]}, methods, [1, 2], 12)
+    check_report(out, ["bench_mixed"], methods,
+                 ["Known constraints (bench_mixed)", "maximize", "f* = 2"])
+    for key, rs in by_key.items():
+        check(all(r["objective"] != "" for r in rs), f"{key}: failed evaluations")
+    study = out / "studies" / "random" / "bench_mixed" / "seed1"
+    shown = subprocess.run([args.arbo, "--plugin-path", args.test_plugin_dir, "show", str(study)],
+                           stdout=subprocess.PIPE, text=True, check=False).stdout
+    check("direction: maximize" in shown, "the runner did not set the problem's direction")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("which", choices=["smoke", "mixed"])
+    ap.add_argument("--arbo", required=True)
+    ap.add_argument("--python", required=True)
+    ap.add_argument("--source-dir", type=Path, required=True)
+    ap.add_argument("--work-dir", type=Path, required=True)
+    ap.add_argument("--test-plugin-dir", required=True)
+    args = ap.parse_args()
+    shutil.rmtree(args.work_dir, ignore_errors=True)
+    args.work_dir.mkdir(parents=True)
+    t0 = time.perf_counter()
+    {"smoke": smoke, "mixed": mixed}[args.which](args)
+    print(f"{args.which}: {len(failures)} failure(s), {time.perf_counter() - t0:.1f} s")
+    if failures:
+        sys.exit(1)
+    shutil.rmtree(args.work_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
