@@ -110,13 +110,12 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   const std::string id = entry->id;
 
   // Declared before the component so that it outlives it.
-  kernel::KernelContext context(id, kernel::make_logger("arbo", "", g.verbose),
-                                &g_solve_interrupt);
+  kernel::KernelContext context(id, kernel::make_logger("arbo", "", g.verbose), &g_solve_interrupt);
   if (std::isfinite(options.time_limit_seconds)) context.set_budget(options.time_limit_seconds);
   const sdk::ParamSpecList& specs = kernel::guarded_call(
       id, "params", [&]() -> const sdk::ParamSpecList& { return entry->info.params(); });
-  const sdk::ParamSet params = kernel::guarded_call(
-      id, "params", [&] { return sdk::validate_params(specs, {}, id); });
+  const sdk::ParamSet params =
+      kernel::guarded_call(id, "params", [&] { return sdk::validate_params(specs, {}, id); });
   const sdk::Space no_space;
   const std::shared_ptr<sdk::Component> component =
       registry.create(*entry, sdk::CreateArgs{context, params, no_space});
@@ -146,15 +145,17 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
       message = "unknown exception (not derived from std::exception)";
     }
     if (invalid) throw kernel::ConfigError(fmt::format("[{}] rejected {}: {}", id, file, message));
-    if (!message.empty()) throw kernel::PluginError(fmt::format("[{}] solve() failed: {}", id, message));
+    if (!message.empty())
+      throw kernel::PluginError(fmt::format("[{}] solve() failed: {}", id, message));
   }
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
   if (!result.x.empty() && result.x.size() != model.num_variables()) {
-    throw kernel::PluginError(fmt::format("[{}] solve() returned a point with {} entries for a "
-                                          "model with {} variables",
-                                          id, result.x.size(), model.num_variables()));
+    throw kernel::PluginError(
+        fmt::format("[{}] solve() returned a point with {} entries for a "
+                    "model with {} variables",
+                    id, result.x.size(), model.num_variables()));
   }
   const double violation = result.x.empty() ? NAN : model.evaluate(result.x).max_violation();
   for (double& v : result.x) v = v == 0.0 ? 0.0 : v;  // print 0, not -0
