@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include "discrete_functions.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include <arbo/sdk/error.hpp>
+
+namespace arbo::plugins {
+
+namespace {
+
+constexpr int kAckleyInts = 10;
+constexpr int kAckleyReals = 3;
+constexpr int kRosenbrockInts = 6;
+constexpr int kRosenbrockReals = 4;
+
+sdk::Space mixed_space(int num_int, std::int64_t int_lo, std::int64_t int_hi, int num_real,
+                       double real_lo, double real_hi) {
+  std::vector<sdk::Parameter> p;
+  for (int i = 0; i < num_int; ++i) p.push_back(sdk::Parameter::integer(fmt::format("x_{}", i), int_lo, int_hi));
+  for (int i = 0; i < num_real; ++i) {
+    p.push_back(sdk::Parameter::real(fmt::format("x_{}", num_int + i), real_lo, real_hi));
+  }
+  return sdk::Space(std::move(p));
+}
+
+void check_size(const Eigen::VectorXd& x, const sdk::Space& space, const char* id) {
+  if (x.size() != static_cast<Eigen::Index>(space.size())) {
+    throw sdk::InvalidArgument(
+        fmt::format("problem/{}: evaluate() needs {} coordinates", id, space.size()));
+  }
+}
+
+double rosenbrock_at_z(const Eigen::VectorXd& z) {
+  double f = 0.0;
+  for (Eigen::Index k = 0; k + 1 < z.size(); ++k) {
+    const double a = z[k + 1] - z[k] * z[k];
+    const double b = 1.0 - z[k];
+    f += 100.0 * a * a + b * b;
+  }
+  return f;
+}
+
+// Computed offline by brute force over the 4^6 integer parts and Newton's method from 300
+// random starts on the reals; f(x*) reproduces f* to the last digit.
+constexpr double kRosenbrockOptimum = 8.969896989707385;
+constexpr double kRosenbrockOptimizerReals[kRosenbrockReals] = {
+    0.010103050698336918, 0.01020205090770604, 0.010004041428432196, 0.00010008084487645128};
+
+}  // namespace
+
+const sdk::ParamSpecList& DiscreteAckley13::params() {
+  static const sdk::ParamSpecList specs;
+  return specs;
+}
+
+DiscreteAckley13::DiscreteAckley13(const sdk::CreateArgs&)
+    : space_(mixed_space(kAckleyInts, 0, 1, kAckleyReals, -1.0, 1.0)) {}
+
+sdk::ProblemInfo DiscreteAckley13::info() const {
+  sdk::ProblemInfo i;
+  i.source =
+      "BARK (Boyne et al.), Table 5 DiscreteAckley (Dreczkowski et al. 2023; Bliek 2021), "
+      "D = 13 (shared/digests/bark.md §5)";
+  i.optimum = 20.0 - 20.0 * std::exp(-0.2 * std::sqrt(10.0 / 13.0));
+  Eigen::VectorXd zeros = Eigen::VectorXd::Zero(kAckleyInts + kAckleyReals);
+  Eigen::VectorXd ones = zeros;
+  ones.head(kAckleyInts).setOnes();
+  Eigen::VectorXd mixed = zeros;
+  for (int k = 0; k < kAckleyInts; k += 2) mixed[k] = 1.0;
+  i.optimizers = {zeros, ones, mixed};
+  return i;
+}
+
+void DiscreteAckley13::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
+  check_size(x, space_, "discrete_ackley13");
+  constexpr double d = kAckleyInts + kAckleyReals;
+  double squares = 0.0;
+  double cosines = 0.0;
+  for (Eigen::Index k = 0; k < x.size(); ++k) {
+    const double z = k < kAckleyInts ? 2.0 * x[k] - 1.0 : x[k];
+    squares += z * z;
+    cosines += std::cos(2.0 * std::numbers::pi * z);
+  }
+  out.objective = -20.0 * std::exp(-0.2 * std::sqrt(squares / d)) - std::exp(cosines / d) +
+                  20.0 + std::numbers::e;
+  out.constraints.resize(0);
+}
+
+const sdk::ParamSpecList& DiscreteRosenbrock10::params() {
+  static const sdk::ParamSpecList specs;
+  return specs;
+}
+
+DiscreteRosenbrock10::DiscreteRosenbrock10(const sdk::CreateArgs&)
+    : space_(mixed_space(kRosenbrockInts, -1, 2, kRosenbrockReals, -5.0, 10.0)) {}
+
+sdk::ProblemInfo DiscreteRosenbrock10::info() const {
+  sdk::ProblemInfo i;
+  i.source =
+      "BARK (Boyne et al.), Table 5 DiscreteRosenbrock (Dreczkowski et al. 2023), D = 10 "
+      "(shared/digests/bark.md §5); f* computed numerically (digest: 8.9699)";
+  i.optimum = kRosenbrockOptimum;
+  Eigen::VectorXd xs = Eigen::VectorXd::Zero(kRosenbrockInts + kRosenbrockReals);
+  for (int k = 0; k < kRosenbrockReals; ++k) xs[kRosenbrockInts + k] = kRosenbrockOptimizerReals[k];
+  i.optimizers = {xs};
+  return i;
+}
+
+void DiscreteRosenbrock10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
+  check_size(x, space_, "discrete_rosenbrock10");
+  Eigen::VectorXd z = x;
+  z.head(kRosenbrockInts) *= 5.0;
+  out.objective = rosenbrock_at_z(z);
+  out.constraints.resize(0);
+}
+
+}  // namespace arbo::plugins
