@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// The BO loop through the kernel's C++ API (the CLI is a thin client of it), with the stock
+// problem and random-search plugins loaded from their .so files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "arbo/kernel/errors.hpp"
+#include "arbo/kernel/study.hpp"
+
+namespace arbo::kernel {
+namespace {
+
+namespace fs = std::filesystem;
+
+class StudyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("arbo_study_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    registry_.load_directory(ARBO_PLUGIN_DIR);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Pipeline pipeline(const std::string& problem, std::int64_t budget, bool maximize = false) {
+    const std::string toml = "[study]\nseed = 3\nbudget = " + std::to_string(budget) +
+                             "\ndirection = \"" + (maximize ? "maximize" : "minimize") +
+                             "\"\n[problem]\nplugin = \"" + problem +
+                             "\"\n[initial_design]\nsize = 4\n[inner_solver]\nplugin = \"random\"\n";
+    return parse_pipeline(toml, "test.toml", {}, lookup_from(registry_));
+  }
+
+  fs::path dir_;
+  PluginRegistry registry_;
+};
+
+TEST_F(StudyTest, RunFillsTheDatasetInMinimizationSense) {
+  auto study = Study::create(dir_, pipeline("branin_constrained", 20, true), "", registry_);
+  std::vector<std::int64_t> seen;
+  RunOptions options;
+  options.on_progress = [&](const ProgressEvent& ev) {
+    seen.push_back(ev.observation->id);
+    EXPECT_EQ(ev.budget, 20);
+  };
+  const RunSummary s = study->run(options);
+  EXPECT_EQ(s.termination, Termination::BudgetReached);
+  EXPECT_EQ(s.evaluations, 20);
+  EXPECT_EQ(seen.size(), 20u);
+  const sdk::Dataset& d = study->dataset();
+  ASSERT_EQ(d.size(), 20u);
+  ASSERT_EQ(d.num_constraints(), 1u);
+  const auto obs = study->store().observations();
+  std::optional<double> best;
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    // Maximized study: the dataset holds -objective; constraints are normalized to c <= 0.
+    EXPECT_EQ(d.y[static_cast<Eigen::Index>(i)], -obs[i].objective);
+    EXPECT_EQ(d.feasible[i] != 0, obs[i].feasible);
+    EXPECT_EQ(d.C(static_cast<Eigen::Index>(i), 0) <= 0, obs[i].feasible);
+    EXPECT_EQ(obs[i].origin, i < 4 ? "design" : "model");
+    if (obs[i].feasible && (!best || obs[i].objective > *best)) best = obs[i].objective;
+  }
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(*s.best, *best);
+  EXPECT_EQ(study->best()->objective, *best);
+  EXPECT_GE(s.wall_seconds, s.plugin_seconds);
+}
+
+TEST_F(StudyTest, PendingObservationsAreReRunAndResultsAreReproducible) {
+  {
+    auto a = Study::create(dir_ / "a", pipeline("hartmann6", 12), "", registry_);
+    a->run({});
+  }
+  // A run that "crashed" after recording two pending points: the next run evaluates them first
+  // and then proposes exactly what the uninterrupted study proposed.
+  {
+    auto b = Study::create(dir_ / "b", pipeline("hartmann6", 12), "", registry_);
+    b->ask();
+    b->ask();
+  }
+  auto b = Study::open(dir_ / "b", registry_);
+  EXPECT_EQ(b->store().count(ObsStatus::Pending), 2);
+  const RunSummary s = b->run({});
+  EXPECT_EQ(s.evaluations, 12);
+  EXPECT_EQ(b->store().count(ObsStatus::Pending), 0);
+  const auto a_obs = Study::open(dir_ / "a", registry_)->store().observations();
+  const auto b_obs = b->store().observations();
+  ASSERT_EQ(b_obs.size(), 12u);
+  for (std::size_t i = 0; i < a_obs.size(); ++i) {
+    EXPECT_EQ(a_obs[i].params_json, b_obs[i].params_json) << i;
+    EXPECT_EQ(a_obs[i].objective, b_obs[i].objective) << i;
+  }
+}
+
+TEST_F(StudyTest, AskTellAndLimits) {
+  auto study = Study::create(dir_, pipeline("branin", 4), "", registry_);
+  const Observation o = study->ask();
+  EXPECT_EQ(o.id, 1);
+  EXPECT_EQ(o.status, ObsStatus::Pending);
+  study->tell(o.id, study->outcome_from_json("{\"objective\": 1.5}"));
+  EXPECT_EQ(study->dataset().size(), 1u);
+  EXPECT_THROW(study->tell(o.id, study->outcome_from_json("2")), StudyError);
+  EXPECT_THROW(study->tell(99, study->outcome_from_json("2")), StudyError);
+  const EvalOutcome failed = study->outcome_from_json("{\"error\": \"diverged\"}");
+  EXPECT_FALSE(failed.ok);
+  const Observation o2 = study->ask();
+  study->tell(o2.id, failed);
+  EXPECT_EQ(study->dataset().X_failed.rows(), 1);
+  EXPECT_THROW(study->set_limits(1, 0), ConfigError);  // below the 2 observations made
+  study->set_limits(6, 0);
+  EXPECT_EQ(Study::open(dir_, registry_)->pipeline().budget, 6);
+  EXPECT_EQ(study->run({}).evaluations, 4);
+  EXPECT_THROW(Study::create(dir_, pipeline("branin", 4), "", registry_), StudyError);
+}
+
+TEST_F(StudyTest, InterruptStopsTheLoopAfterTheCurrentEvaluation) {
+  auto study = Study::create(dir_, pipeline("branin", 1000), "", registry_);
+  std::atomic<bool> stop{false};
+  RunOptions options;
+  options.interrupt = &stop;
+  options.on_progress = [&](const ProgressEvent& ev) {
+    if (ev.done == 7) stop = true;
+  };
+  const RunSummary s = study->run(options);
+  EXPECT_EQ(s.termination, Termination::Interrupted);
+  EXPECT_EQ(s.total, 7);
+  EXPECT_EQ(study->store().count(ObsStatus::Pending), 0);
+}
+
+}  // namespace
+}  // namespace arbo::kernel
