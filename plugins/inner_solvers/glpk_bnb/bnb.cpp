@@ -1,0 +1,1077 @@
+// SPDX-License-Identifier: MIT
+#include "bnb.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <arbo/sdk/error.hpp>
+
+#include "lp.hpp"
+#include "prepare.hpp"
+
+namespace arbo::plugins::glpk {
+
+namespace {
+
+using sdk::kInfinity;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kIntTol = 1e-6;
+// Rounds of cuts per node: the root may need many to shape a curved objective; deeper nodes
+// start from the root's cuts and need few.
+constexpr int kRootCutRounds = 300;
+constexpr int kNodeCutRounds = 10;
+constexpr int kRootFracRounds = 30;
+constexpr int kNodeFracRounds = 2;
+// Fix-and-resolve runs at the root and then every this many nodes.
+constexpr std::int64_t kFixEvery = 50;
+// Polishing (linearize-and-project onto the rows) runs at most once per this many nodes.
+constexpr std::int64_t kPolishEvery = 8;
+// Cuts kept before inactive ones are dropped: a large pool makes every LP slower.
+constexpr int kMinCutPool = 300;
+
+struct BoundChange {
+  int var;
+  double lo;
+  double up;
+};
+
+struct SavedBasis {
+  Basis basis;
+  std::uint64_t layout;
+};
+
+struct Node {
+  double bound = -kInfinity;  // lower bound on the subtree (the parent's LP value)
+  int depth = 0;
+  std::vector<BoundChange> changes;  // from the root
+  std::shared_ptr<const SavedBasis> basis;
+  int branch_var = -1;   // integer branching that created the node, for pseudo-costs
+  int branch_dir = 0;    // 0 down, 1 up
+  double branch_dist = 0.0;
+  std::uint64_t seq = 0;
+};
+
+// Heap order: smallest bound first; among equal bounds the deeper (closer to a leaf) node.
+struct WorseNode {
+  bool operator()(const Node& a, const Node& b) const {
+    if (a.bound != b.bound) return a.bound > b.bound;
+    if (a.depth != b.depth) return a.depth < b.depth;
+    return a.seq > b.seq;
+  }
+};
+
+struct Branch {
+  int var = -1;
+  bool integer = false;
+  double point = 0.0;  // continuous: children x <= point, x >= point
+  double frac = 0.0;   // integer: fractional part of the LP value
+  bool up_first = false;
+};
+
+class Search {
+ public:
+  Search(const sdk::Model& model, Prepared& prep, const sdk::SolveOptions& options,
+         const BnbConfig& config, GlpkSession& session)
+      : model_(model), P_(prep), opt_(options), cfg_(config), session_(session), lp_(session) {}
+
+  sdk::SolveResult run();
+
+ private:
+  template <class... Args>
+  void log(sdk::LogLevel level, fmt::format_string<Args...> f, Args&&... args) {
+    if (cfg_.log) cfg_.log(level, fmt::format(f, std::forward<Args>(args)...));
+  }
+  double elapsed() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+  double ms_left() const {
+    if (!std::isfinite(opt_.time_limit_seconds)) return -1.0;
+    return std::max(1.0, 1000.0 * (opt_.time_limit_seconds - elapsed()));
+  }
+  bool out_of_budget() {
+    if (elapsed() >= opt_.time_limit_seconds) return true;
+    if (opt_.node_limit >= 0 && nodes_ >= opt_.node_limit) return true;
+    return cfg_.cancelled && cfg_.cancelled();
+  }
+  double gap_tol(double value) const {
+    return std::max(opt_.absolute_gap, opt_.relative_gap * std::abs(value));
+  }
+  bool prunable(double bound) const {
+    return std::isfinite(inc_obj_) && bound >= inc_obj_ - gap_tol(inc_obj_);
+  }
+
+  void build_lp();
+  bool node_bounds(const Node& node, std::vector<double>& lo, std::vector<double>& up) const;
+  void load_bounds(const std::vector<double>& lo, const std::vector<double>& up);
+  LpStatus solve_relaxation(bool root, double& obj);
+  int add_cuts(const std::vector<double>& x, double obj_estimate);
+  bool has_fractional(const std::vector<double>& x) const {
+    for (int j = 0; j < P_.n_orig; ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      if (P_.integer[k] && std::abs(x[k] - std::round(x[k])) > kIntTol) return true;
+    }
+    return false;
+  }
+  void purge_cuts();
+  // Rounds integers, clamps to bounds, evaluates; true (and a new incumbent) when feasible.
+  bool consider(const std::vector<double>& x, const char* source);
+  void snap(const std::vector<double>& x, std::vector<double>& out) const;
+  double true_objective(const std::vector<double>& xs) const;
+  bool choose_branch(const std::vector<double>& x, double node_obj, Branch& br);
+  void fix_and_resolve(const std::vector<double>& lo, const std::vector<double>& up,
+                       const std::vector<double>& x);
+  void polish(const std::vector<double>& x);
+  void build_polish_lp();
+  // Uses the reduced costs in d_, read right after the node's LP.
+  void reduced_cost_tightening(double obj, const SavedBasis& basis, const std::vector<double>& lo,
+                               const std::vector<double>& up, std::vector<BoundChange>& out);
+  double pseudo_cost(int dir, int var) const;
+  void process(Node& node, std::vector<Node>& children);
+  double open_bound() const;
+  sdk::SolveResult finish(bool limit, const std::string& note);
+
+  const sdk::Model& model_;
+  Prepared& P_;
+  const sdk::SolveOptions& opt_;
+  const BnbConfig& cfg_;
+  GlpkSession& session_;
+  Lp lp_;
+  std::unique_ptr<Lp> polish_lp_;
+  Clock::time_point start_ = Clock::now();
+
+  std::vector<double> root_lo_, root_up_, cur_lo_, cur_up_;
+  int mcc_first_ = 0;
+  int cut_first_ = 0;
+  std::uint64_t layout_ = 0;
+  std::int64_t cuts_ = 0;
+
+  double inc_obj_ = kInfinity;
+  std::vector<double> inc_x_;
+  std::vector<Node> heap_;
+  std::uint64_t seq_ = 0;
+  std::int64_t nodes_ = 0;
+  std::int64_t last_polish_ = -kPolishEvery;
+  double fathom_bound_ = kInfinity;  // least bound among leaves closed by the bound test
+  double unresolved_bound_ = kInfinity;
+  bool root_unbounded_ = false;
+  bool unresolved_ = false;  // some node could be neither solved nor split
+
+  std::vector<double> pc_sum_[2], pc_cnt_[2];
+  std::vector<double> x_, d_, xs_, lo_buf_, up_buf_;
+  std::vector<char> mark_;
+  Clock::time_point last_log_ = Clock::now();
+};
+
+void Search::build_lp() {
+  lp_.add_cols(root_lo_, root_up_, P_.cost);
+  lp_.add_rows(P_.rows, P_.row_lo, P_.row_up);
+  mcc_first_ = lp_.num_rows();
+  std::vector<SparseRow> env;
+  std::vector<double> elo, eup;
+  SparseRow r[4];
+  double l[4], u[4];
+  for (const Product& p : P_.products) {
+    const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
+    envelope(p, root_lo_[i], root_up_[i], root_lo_[j], root_up_[j], r, l, u);
+    for (int k = 0; k < 4; ++k) {
+      env.push_back(r[k]);
+      elo.push_back(l[k]);
+      eup.push_back(u[k]);
+    }
+  }
+  lp_.add_rows(env, elo, eup);
+  cut_first_ = lp_.num_rows();
+  if (!P_.rows.empty()) lp_.scale();
+  // One tangent per convex row at the box centre (or 0 where unbounded), so that an epigraph
+  // variable is bounded below from the first LP on.
+  std::vector<double> x0(root_lo_.size(), 0.0);
+  for (std::size_t j = 0; j < x0.size(); ++j) {
+    const double lo = root_lo_[j], up = root_up_[j];
+    x0[j] = (std::isfinite(lo) && std::isfinite(up)) ? 0.5 * (lo + up) : std::clamp(0.0, lo, up);
+  }
+  for (const ConvexRow& c : P_.convex) {
+    if (!c.objective) continue;
+    const auto n = static_cast<Eigen::Index>(c.qvars.size());
+    Eigen::VectorXd xq(n);
+    for (Eigen::Index k = 0; k < n; ++k) xq[k] = x0[static_cast<std::size_t>(c.qvars[static_cast<std::size_t>(k)])];
+    const Eigen::VectorXd g = 2.0 * (c.Q * xq);
+    SparseRow row;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      row.idx.push_back(c.qvars[static_cast<std::size_t>(k)]);
+      row.val.push_back(g[k]);
+    }
+    for (std::size_t k = 0; k < c.lin_idx.size(); ++k) {
+      row.idx.push_back(c.lin_idx[k]);
+      row.val.push_back(c.lin_val[k]);
+    }
+    lp_.add_rows({row}, {-kInfinity}, {c.rhs + xq.dot(c.Q * xq)});
+  }
+  cur_lo_ = root_lo_;
+  cur_up_ = root_up_;
+}
+
+bool Search::node_bounds(const Node& node, std::vector<double>& lo, std::vector<double>& up) const {
+  lo = root_lo_;
+  up = root_up_;
+  for (const BoundChange& c : node.changes) {
+    const auto v = static_cast<std::size_t>(c.var);
+    lo[v] = std::max(lo[v], c.lo);
+    up[v] = std::min(up[v], c.up);
+  }
+  for (const Product& p : P_.products) {
+    const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
+    double plo = 0, pup = 0;
+    product_bounds(lo[i], up[i], lo[j], up[j], p.i == p.j, plo, pup);
+    const auto w = static_cast<std::size_t>(p.w);
+    lo[w] = std::max(lo[w], plo);
+    up[w] = std::min(up[w], pup);
+  }
+  for (std::size_t v = 0; v < lo.size(); ++v) {
+    if (lo[v] > up[v]) {
+      if (lo[v] - up[v] > 1e-9 * (1.0 + std::abs(lo[v]))) return false;
+      up[v] = lo[v];
+    }
+  }
+  return true;
+}
+
+void Search::load_bounds(const std::vector<double>& lo, const std::vector<double>& up) {
+  std::vector<int> cols;
+  std::vector<double> clo, cup;
+  mark_.assign(P_.products.size(), 0);
+  std::vector<int> touched;
+  for (std::size_t v = 0; v < lo.size(); ++v) {
+    if (lo[v] == cur_lo_[v] && up[v] == cur_up_[v]) continue;
+    cols.push_back(static_cast<int>(v));
+    clo.push_back(lo[v]);
+    cup.push_back(up[v]);
+    cur_lo_[v] = lo[v];
+    cur_up_[v] = up[v];
+    for (int p : P_.products_of_var[v]) {
+      if (!mark_[static_cast<std::size_t>(p)]) {
+        mark_[static_cast<std::size_t>(p)] = 1;
+        touched.push_back(p);
+      }
+    }
+  }
+  lp_.set_col_bounds(cols, clo, cup);
+  if (touched.empty()) return;
+  std::vector<int> which;
+  std::vector<SparseRow> rows;
+  std::vector<double> rlo, rup;
+  SparseRow r[4];
+  double l[4], u[4];
+  for (int p : touched) {
+    const Product& pr = P_.products[static_cast<std::size_t>(p)];
+    const auto i = static_cast<std::size_t>(pr.i), j = static_cast<std::size_t>(pr.j);
+    envelope(pr, lo[i], up[i], lo[j], up[j], r, l, u);
+    for (int k = 0; k < 4; ++k) {
+      which.push_back(mcc_first_ + 4 * p + k);
+      rows.push_back(r[k]);
+      rlo.push_back(l[k]);
+      rup.push_back(u[k]);
+    }
+  }
+  lp_.set_rows(which, rows, rlo, rup);
+}
+
+int Search::add_cuts(const std::vector<double>& x, double obj_estimate) {
+  std::vector<SparseRow> rows;
+  std::vector<double> lo, up;
+  const double feas = 0.5 * opt_.feasibility_tolerance;
+  // The epigraph only moves the bound; a small fraction of the gap tolerance is enough.
+  const double obj_tol = std::max(feas, 0.01 * gap_tol(obj_estimate));
+  for (const ConvexRow& c : P_.convex) {
+    const auto n = static_cast<Eigen::Index>(c.qvars.size());
+    Eigen::VectorXd xq(n);
+    for (Eigen::Index k = 0; k < n; ++k) xq[k] = x[static_cast<std::size_t>(c.qvars[static_cast<std::size_t>(k)])];
+    const Eigen::VectorXd Qx = c.Q * xq;
+    const double quad = xq.dot(Qx);
+    double g = quad - c.rhs;
+    for (std::size_t k = 0; k < c.lin_idx.size(); ++k) g += c.lin_val[k] * x[static_cast<std::size_t>(c.lin_idx[k])];
+    if (g <= (c.objective ? obj_tol : feas)) continue;
+    // Tangent of the convex function at x: 2 x'Q y + a'y <= rhs + x'Q x.
+    SparseRow row;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      if (Qx[k] == 0.0) continue;
+      row.idx.push_back(c.qvars[static_cast<std::size_t>(k)]);
+      row.val.push_back(2.0 * Qx[k]);
+    }
+    for (std::size_t k = 0; k < c.lin_idx.size(); ++k) {
+      auto it = std::find(row.idx.begin(), row.idx.end(), c.lin_idx[k]);
+      if (it != row.idx.end()) {
+        row.val[static_cast<std::size_t>(it - row.idx.begin())] += c.lin_val[k];
+      } else {
+        row.idx.push_back(c.lin_idx[k]);
+        row.val.push_back(c.lin_val[k]);
+      }
+    }
+    rows.push_back(std::move(row));
+    lo.push_back(-kInfinity);
+    up.push_back(c.rhs + quad);
+  }
+  for (const Product& p : P_.products) {
+    if (p.i != p.j) continue;
+    const double xi = x[static_cast<std::size_t>(p.i)];
+    const double w = x[static_cast<std::size_t>(p.w)];
+    if (w >= xi * xi - feas) continue;
+    // w >= 2 xi y - xi^2: the tangent of the square, valid everywhere.
+    SparseRow row;
+    row.idx = {p.w};
+    row.val = {1.0};
+    if (xi != 0.0) {
+      row.idx.push_back(p.i);
+      row.val.push_back(-2.0 * xi);
+    }
+    rows.push_back(std::move(row));
+    lo.push_back(-xi * xi);
+    up.push_back(kInfinity);
+  }
+  if (!rows.empty()) {
+    lp_.add_rows(rows, lo, up);
+    cuts_ += static_cast<std::int64_t>(rows.size());
+  }
+  return static_cast<int>(rows.size());
+}
+
+void Search::purge_cuts() {
+  const int cut_rows = lp_.num_rows() - cut_first_;
+  const int cap = std::max(kMinCutPool, 4 * (cut_first_ + P_.ncols));
+  if (cut_rows <= cap) return;
+  const Basis b = lp_.basis();
+  std::vector<int> drop;
+  for (int i = cut_first_; i < lp_.num_rows(); ++i) {
+    if (b.rows[static_cast<std::size_t>(i)] == kBasic) drop.push_back(i);
+  }
+  if (drop.empty()) return;
+  lp_.delete_rows(drop);
+  ++layout_;
+  log(sdk::LogLevel::Debug, "glpk_bnb: dropped {} inactive cuts", drop.size());
+}
+
+LpStatus Search::solve_relaxation(bool root, double& obj) {
+  LpStatus st = lp_.solve(ms_left());
+  const int max_rounds = root ? kRootCutRounds : kNodeCutRounds;
+  double last = -kInfinity;
+  int stalls = 0;
+  for (int round = 0; st == LpStatus::Optimal; ++round) {
+    lp_.primal(x_);
+    obj = lp_.objective() + P_.cost_const;
+    if (P_.convex.empty() && P_.products.empty()) break;
+    if (round >= max_rounds) break;
+    if (obj - last <= 1e-9 * (1.0 + std::abs(obj))) {
+      if (++stalls >= 8) break;
+    } else {
+      stalls = 0;
+    }
+    last = obj;
+    if (prunable(obj)) break;  // the node is closed whatever more cuts would say
+    // LP/NLP-based branch-and-bound: while integers are fractional the node is split anyway,
+    // so a few rounds suffice; cuts are driven to convergence only at integral points.
+    if (round >= (root ? kRootFracRounds : kNodeFracRounds) && has_fractional(x_)) break;
+    if (add_cuts(x_, std::isfinite(inc_obj_) ? inc_obj_ : obj) == 0) break;
+    if (elapsed() >= opt_.time_limit_seconds) return LpStatus::TimeLimit;
+    st = lp_.solve(ms_left());
+  }
+  return st;
+}
+
+void Search::snap(const std::vector<double>& x, std::vector<double>& out) const {
+  const auto& vars = model_.variables();
+  out.resize(vars.size());
+  for (std::size_t j = 0; j < vars.size(); ++j) {
+    double v = x[j];
+    if (P_.integer[j]) v = std::round(v);
+    out[j] = std::clamp(v, vars[j].lower, vars[j].upper);
+  }
+}
+
+double Search::true_objective(const std::vector<double>& xs) const {
+  double z = P_.cost_const;
+  for (const auto& t : model_.objective().linear) z += P_.sense * t.coef * xs[static_cast<std::size_t>(t.var)];
+  for (const auto& t : model_.objective().quad) {
+    z += P_.sense * t.coef * xs[static_cast<std::size_t>(t.var1)] * xs[static_cast<std::size_t>(t.var2)];
+  }
+  return z;
+}
+
+bool Search::consider(const std::vector<double>& x, const char* source) {
+  std::vector<double> xs;
+  snap(x, xs);
+  const sdk::ModelEvaluation ev = model_.evaluate(xs);
+  if (ev.max_violation() > opt_.feasibility_tolerance) return false;
+  const double z = P_.sense * ev.objective;
+  if (z < inc_obj_) {
+    inc_obj_ = z;
+    inc_x_ = std::move(xs);
+    log(sdk::LogLevel::Debug, "glpk_bnb: incumbent {:.10g} from {} after {} nodes ({:.3f} s)",
+        P_.sense * z, source, nodes_, elapsed());
+  }
+  return true;
+}
+
+double Search::pseudo_cost(int dir, int var) const {
+  const auto v = static_cast<std::size_t>(var);
+  if (pc_cnt_[dir][v] > 0) return pc_sum_[dir][v] / pc_cnt_[dir][v];
+  double s = 0, c = 0;
+  for (std::size_t k = 0; k < pc_cnt_[dir].size(); ++k) {
+    if (pc_cnt_[dir][k] > 0) {
+      s += pc_sum_[dir][k] / pc_cnt_[dir][k];
+      c += 1;
+    }
+  }
+  return c > 0 ? s / c : 1.0;
+}
+
+bool Search::choose_branch(const std::vector<double>& x, double node_obj, Branch& br) {
+  // Integers first: a fractional integer makes every other test moot.
+  double best = -1.0;
+  for (int j = 0; j < P_.n_orig; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    if (!P_.integer[k]) continue;
+    const double f = x[k] - std::floor(x[k]);
+    if (f <= kIntTol || f >= 1.0 - kIntTol) continue;
+    double score = 0;
+    if (cfg_.pseudo_costs) {
+      score = std::max(f * pseudo_cost(0, j), 1e-6) * std::max((1.0 - f) * pseudo_cost(1, j), 1e-6);
+    } else {
+      score = std::min(f, 1.0 - f);
+    }
+    if (score > best) {
+      best = score;
+      br.var = j;
+      br.integer = true;
+      br.frac = f;
+      br.up_first = f > 0.5;
+    }
+  }
+  if (br.var >= 0) return true;
+
+  // Integral: find the product whose relaxation error matters most.
+  snap(x, xs_);
+  const sdk::ModelEvaluation ev = model_.evaluate(xs_);
+  mark_.assign(P_.products.size(), 0);
+  const auto& qrows = model_.quadratic_rows();
+  for (std::size_t r = 0; r < qrows.size(); ++r) {
+    if (P_.quad_row_products[r].empty()) continue;
+    const double a = ev.quadratic_activity[r];
+    double viol = 0;
+    switch (qrows[r].sense) {
+      case sdk::RowSense::LessEqual: viol = a - qrows[r].rhs; break;
+      case sdk::RowSense::GreaterEqual: viol = qrows[r].rhs - a; break;
+      case sdk::RowSense::Equal: viol = std::abs(a - qrows[r].rhs); break;
+    }
+    if (viol > opt_.feasibility_tolerance) {
+      for (int p : P_.quad_row_products[r]) mark_[static_cast<std::size_t>(p)] = 1;
+    }
+  }
+  if (!P_.objective_products.empty()) {
+    const double z = true_objective(xs_);
+    const double ref = std::isfinite(inc_obj_) ? std::min(inc_obj_, z) : z;
+    if (z - node_obj > 0.5 * gap_tol(ref)) {
+      for (int p : P_.objective_products) mark_[static_cast<std::size_t>(p)] = 1;
+    }
+  }
+  double best_score = 0.0;
+  int best_p = -1;
+  for (std::size_t p = 0; p < P_.products.size(); ++p) {
+    if (!mark_[p]) continue;
+    const Product& pr = P_.products[p];
+    const double err = std::abs(x[static_cast<std::size_t>(pr.w)] -
+                                x[static_cast<std::size_t>(pr.i)] * x[static_cast<std::size_t>(pr.j)]);
+    const double score = err * std::max(pr.weight, 1e-12);
+    if (score > best_score) {
+      best_score = score;
+      best_p = static_cast<int>(p);
+    }
+  }
+  auto branchable = [&](int v) {
+    const auto k = static_cast<std::size_t>(v);
+    const double w = cur_up_[k] - cur_lo_[k];
+    if (P_.integer[k]) return w >= 1.0;
+    return w > 1e-9 * (1.0 + std::abs(x[k]));
+  };
+  auto relative_width = [&](int v) {
+    const auto k = static_cast<std::size_t>(v);
+    const double root_w = root_up_[k] - root_lo_[k];
+    return (cur_up_[k] - cur_lo_[k]) / std::max(root_w, 1e-12);
+  };
+  auto set_spatial = [&](int v) {
+    const auto k = static_cast<std::size_t>(v);
+    const double lo = cur_lo_[k], up = cur_up_[k];
+    br.var = v;
+    if (P_.integer[k]) {
+      br.integer = true;
+      br.point = std::clamp(std::floor(x[k]), lo, up - 1.0);
+      br.frac = 0.5;
+    } else {
+      const double w = up - lo;
+      // Between the LP value (which it cuts off) and the middle (which balances the tree).
+      br.point = std::clamp(0.5 * x[k] + 0.25 * (lo + up), lo + 0.1 * w, up - 0.1 * w);
+    }
+  };
+  if (best_p >= 0) {
+    const Product& pr = P_.products[static_cast<std::size_t>(best_p)];
+    int v = -1;
+    if (pr.i == pr.j) {
+      if (branchable(pr.i)) v = pr.i;
+    } else {
+      const bool bi = branchable(pr.i), bj = branchable(pr.j);
+      if (bi && bj) {
+        v = relative_width(pr.i) >= relative_width(pr.j) ? pr.i : pr.j;
+      } else if (bi) {
+        v = pr.i;
+      } else if (bj) {
+        v = pr.j;
+      }
+    }
+    if (v >= 0) {
+      set_spatial(v);
+      return true;
+    }
+  }
+  // Still violated convex rows (the cut loop stalled): split the widest of their variables.
+  if (ev.max_row_violation > opt_.feasibility_tolerance) {
+    double widest = 0.0;
+    int v_best = -1;
+    for (const ConvexRow& c : P_.convex) {
+      if (c.objective) continue;
+      for (int v : c.qvars) {
+        if (!branchable(v)) continue;
+        const double rw = relative_width(v);
+        if (rw > widest) {
+          widest = rw;
+          v_best = v;
+        }
+      }
+    }
+    if (v_best >= 0) {
+      set_spatial(v_best);
+      return true;
+    }
+    // Or any variable of any violated product, even if its term looked harmless.
+    for (std::size_t p = 0; p < P_.products.size(); ++p) {
+      if (!mark_[p]) continue;
+      for (int v : {P_.products[p].i, P_.products[p].j}) {
+        if (branchable(v)) {
+          set_spatial(v);
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+void Search::reduced_cost_tightening(double obj, const SavedBasis& basis,
+                                     const std::vector<double>& lo, const std::vector<double>& up,
+                                     std::vector<BoundChange>& out) {
+  if (!std::isfinite(inc_obj_)) return;
+  const double slack = inc_obj_ - obj;
+  if (slack <= 0) return;
+  for (int j = 0; j < P_.ncols; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    const signed char st = basis.basis.cols[k];
+    const double d = d_[k];
+    if (st == kAtLower && d > 1e-7 && std::isfinite(lo[k])) {
+      double nu = lo[k] + slack / d;
+      if (P_.integer[k]) nu = std::floor(nu + 1e-6);
+      if (nu < up[k] - 1e-6 * (1.0 + std::abs(up[k]))) out.push_back({j, -kInfinity, nu});
+    } else if (st == kAtUpper && d < -1e-7 && std::isfinite(up[k])) {
+      double nl = up[k] + slack / d;
+      if (P_.integer[k]) nl = std::ceil(nl - 1e-6);
+      if (nl > lo[k] + 1e-6 * (1.0 + std::abs(lo[k]))) out.push_back({j, nl, kInfinity});
+    }
+  }
+}
+
+void Search::fix_and_resolve(const std::vector<double>& lo, const std::vector<double>& up,
+                             const std::vector<double>& x) {
+  std::vector<double> flo = lo, fup = up;
+  bool any = false;
+  for (int j = 0; j < P_.n_orig; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    if (!P_.integer[k]) continue;
+    const double v = std::clamp(std::round(x[k]), lo[k], up[k]);
+    flo[k] = fup[k] = v;
+    any = true;
+  }
+  if (!any) return;
+  for (const Product& p : P_.products) {
+    const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
+    double plo = 0, pup = 0;
+    product_bounds(flo[i], fup[i], flo[j], fup[j], p.i == p.j, plo, pup);
+    const auto w = static_cast<std::size_t>(p.w);
+    flo[w] = std::max(lo[w], plo);
+    fup[w] = std::min(up[w], pup);
+    if (flo[w] > fup[w]) return;
+  }
+  load_bounds(flo, fup);
+  double obj = 0;
+  const LpStatus st = solve_relaxation(false, obj);
+  if (st == LpStatus::Optimal) {
+    const std::vector<double> xf = x_;
+    if (!consider(xf, "fix-and-resolve") && !P_.products.empty()) polish(xf);
+  }
+}
+
+void Search::build_polish_lp() {
+  polish_lp_ = std::make_unique<Lp>(session_);
+  const int n = P_.n_orig;
+  std::vector<double> lo(static_cast<std::size_t>(n)), up(static_cast<std::size_t>(n)),
+      cost(static_cast<std::size_t>(n), 0.0);
+  for (int j = 0; j < n; ++j) {
+    lo[static_cast<std::size_t>(j)] = root_lo_[static_cast<std::size_t>(j)];
+    up[static_cast<std::size_t>(j)] = root_up_[static_cast<std::size_t>(j)];
+  }
+  polish_lp_->add_cols(lo, up, cost);
+  // Deviation pairs x_j - p_j + m_j = anchor_j, weighted by the variable's scale.
+  std::vector<double> dlo(2 * static_cast<std::size_t>(n), 0.0),
+      dup(2 * static_cast<std::size_t>(n), kInfinity), dcost(2 * static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    const double w = root_up_[k] - root_lo_[k];
+    const double c = std::isfinite(w) && w > 0 ? 1.0 / w : 1.0;
+    dcost[2 * k] = dcost[2 * k + 1] = c;
+  }
+  polish_lp_->add_cols(dlo, dup, dcost);
+  std::vector<SparseRow> rows;
+  std::vector<double> rlo, rup;
+  for (const auto& r : model_.linear_rows()) {
+    SparseRow row;
+    for (const auto& t : r.terms) {
+      auto it = std::find(row.idx.begin(), row.idx.end(), t.var);
+      if (it != row.idx.end()) {
+        row.val[static_cast<std::size_t>(it - row.idx.begin())] += t.coef;
+      } else {
+        row.idx.push_back(t.var);
+        row.val.push_back(t.coef);
+      }
+    }
+    double l = -kInfinity, u = kInfinity;
+    if (r.sense != sdk::RowSense::LessEqual) l = r.rhs;
+    if (r.sense != sdk::RowSense::GreaterEqual) u = r.rhs;
+    if (!std::isfinite(l) && !std::isfinite(u)) continue;
+    rows.push_back(std::move(row));
+    rlo.push_back(l);
+    rup.push_back(u);
+  }
+  // Placeholders for the linearized quadratic rows and the deviation rows; set per call.
+  const std::size_t nq = model_.quadratic_rows().size();
+  rows.resize(rows.size() + nq + static_cast<std::size_t>(n));
+  rlo.resize(rows.size(), -kInfinity);
+  rup.resize(rows.size(), kInfinity);
+  polish_lp_->add_rows(rows, rlo, rup);
+}
+
+void Search::polish(const std::vector<double>& x) {
+  // Newton-like projection: linearize every quadratic row at the current point, move to the
+  // nearest point (weighted L1) of the linearization, repeat. From a relaxation point that is
+  // nearly feasible this converges to a feasible point next to it in a few steps.
+  last_polish_ = nodes_;
+  if (!polish_lp_) build_polish_lp();
+  const auto& qrows = model_.quadratic_rows();
+  const int n = P_.n_orig;
+  const int first_q = polish_lp_->num_rows() - static_cast<int>(qrows.size()) - n;
+  std::vector<double> xk(x.begin(), x.begin() + n);
+  for (int j = 0; j < n; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    xk[k] = std::clamp(P_.integer[k] ? std::round(xk[k]) : xk[k], root_lo_[k], root_up_[k]);
+  }
+  {
+    // Integers stay where the relaxation put them.
+    std::vector<int> which;
+    std::vector<double> lo, up;
+    for (int j = 0; j < n; ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      which.push_back(j);
+      lo.push_back(P_.integer[k] ? xk[k] : root_lo_[k]);
+      up.push_back(P_.integer[k] ? xk[k] : root_up_[k]);
+    }
+    polish_lp_->set_col_bounds(which, lo, up);
+  }
+  std::vector<int> which;
+  std::vector<SparseRow> rows;
+  std::vector<double> rlo, rup, sol;
+  for (int iter = 0; iter < 12; ++iter) {
+    which.clear();
+    rows.clear();
+    rlo.clear();
+    rup.clear();
+    for (std::size_t r = 0; r < qrows.size(); ++r) {
+      const auto& q = qrows[r];
+      std::vector<std::pair<int, double>> g;
+      auto add = [&](int v, double c) {
+        for (auto& e : g) {
+          if (e.first == v) {
+            e.second += c;
+            return;
+          }
+        }
+        g.emplace_back(v, c);
+      };
+      double value = 0.0, grad_dot_x = 0.0;
+      for (const auto& t : q.linear) {
+        add(t.var, t.coef);
+        value += t.coef * xk[static_cast<std::size_t>(t.var)];
+      }
+      for (const auto& t : q.quad) {
+        const double a = xk[static_cast<std::size_t>(t.var1)], b = xk[static_cast<std::size_t>(t.var2)];
+        value += t.coef * a * b;
+        add(t.var1, t.coef * b);
+        add(t.var2, t.coef * a);
+      }
+      SparseRow row;
+      for (const auto& [v, c] : g) {
+        if (c == 0.0) continue;
+        row.idx.push_back(v);
+        row.val.push_back(c);
+        grad_dot_x += c * xk[static_cast<std::size_t>(v)];
+      }
+      // q(x) ~ value + grad'(y - x): the row becomes grad'y (sense) rhs - value + grad'x.
+      const double shift = -value + grad_dot_x;
+      double l = -kInfinity, u = kInfinity;
+      if (q.sense != sdk::RowSense::LessEqual) l = q.rhs + shift;
+      if (q.sense != sdk::RowSense::GreaterEqual) u = q.rhs + shift;
+      which.push_back(first_q + static_cast<int>(r));
+      rows.push_back(std::move(row));
+      rlo.push_back(l);
+      rup.push_back(u);
+    }
+    for (int j = 0; j < n; ++j) {
+      which.push_back(first_q + static_cast<int>(qrows.size()) + j);
+      SparseRow row;
+      row.idx = {j, n + 2 * j, n + 2 * j + 1};
+      row.val = {1.0, -1.0, 1.0};
+      rows.push_back(std::move(row));
+      rlo.push_back(xk[static_cast<std::size_t>(j)]);
+      rup.push_back(xk[static_cast<std::size_t>(j)]);
+    }
+    polish_lp_->set_rows(which, rows, rlo, rup);
+    if (polish_lp_->solve(ms_left()) != LpStatus::Optimal) return;
+    polish_lp_->primal(sol);
+    for (int j = 0; j < n; ++j) xk[static_cast<std::size_t>(j)] = sol[static_cast<std::size_t>(j)];
+    if (consider(xk, "polishing")) return;
+  }
+}
+
+void Search::process(Node& node, std::vector<Node>& children) {
+  std::vector<double>& lo = lo_buf_;
+  std::vector<double>& up = up_buf_;
+  if (!node_bounds(node, lo, up)) return;  // empty box
+  load_bounds(lo, up);
+  if (node.basis && node.basis->layout == layout_) lp_.set_basis(node.basis->basis);
+  double obj = 0.0;
+  const LpStatus st = solve_relaxation(node.depth == 0, obj);
+  ++nodes_;
+  if (st == LpStatus::Infeasible) return;
+  if (st == LpStatus::TimeLimit) {
+    heap_.push_back(node);
+    std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
+    return;
+  }
+  if (st == LpStatus::Unbounded && node.depth == 0) {
+    root_unbounded_ = true;
+    return;
+  }
+  if (st != LpStatus::Optimal) {
+    log(sdk::LogLevel::Warn, "glpk_bnb: LP of a node failed ({}); its bound {:.10g} is kept",
+        st == LpStatus::Unbounded ? "unbounded" : "numerical failure", node.bound);
+    unresolved_bound_ = std::min(unresolved_bound_, node.bound);
+    unresolved_ = true;
+    return;
+  }
+  const double lp_obj = obj;
+  obj = std::max(obj, node.bound);  // a child's relaxation never beats its parent's
+  if (node.branch_var >= 0 && node.branch_dist > 0) {
+    const auto v = static_cast<std::size_t>(node.branch_var);
+    pc_sum_[node.branch_dir][v] += std::max(0.0, obj - node.bound) / node.branch_dist;
+    pc_cnt_[node.branch_dir][v] += 1;
+  }
+  const std::vector<double> x = x_;
+  consider(x, node.depth == 0 ? "the root relaxation" : "a node relaxation");
+  if (prunable(obj)) {
+    fathom_bound_ = std::min(fathom_bound_, obj);
+    return;
+  }
+  const auto saved = std::make_shared<SavedBasis>(SavedBasis{lp_.basis(), layout_});
+  lp_.reduced_costs(d_);  // read now: the heuristics below re-solve other LPs
+
+  Branch br;
+  const bool can_branch = choose_branch(x, obj, br);
+  // Primal heuristics, then the LP is put back to this node's state for the children.
+  bool moved = false;
+  if (br.integer && br.frac > 0) {
+    std::vector<double> xr = x;
+    for (int j = 0; j < P_.n_orig; ++j) {
+      if (P_.integer[static_cast<std::size_t>(j)]) xr[static_cast<std::size_t>(j)] = std::round(xr[static_cast<std::size_t>(j)]);
+    }
+    consider(xr, "rounding");
+  }
+  const bool has_ints = std::any_of(P_.integer.begin(), P_.integer.begin() + P_.n_orig,
+                                    [](char c) { return c != 0; });
+  if (has_ints && (node.depth == 0 || nodes_ % kFixEvery == 0) && can_branch) {
+    fix_and_resolve(lo, up, x);
+    moved = true;
+  }
+  if (can_branch && !br.integer && !P_.products.empty() && nodes_ - last_polish_ >= kPolishEvery) {
+    polish(x);
+  }
+  if (moved) {
+    load_bounds(lo, up);
+    lp_.set_basis(saved->basis);
+  }
+  if (prunable(obj)) {
+    fathom_bound_ = std::min(fathom_bound_, obj);
+    return;
+  }
+  if (!can_branch) {
+    // Nothing left to split: the point is feasible within tolerance (and was offered as an
+    // incumbent) or numerically unresolvable; either way the bound stays on record.
+    snap(x, xs_);
+    if (model_.evaluate(xs_).max_violation() <= opt_.feasibility_tolerance) {
+      fathom_bound_ = std::min(fathom_bound_, obj);
+    } else {
+      unresolved_bound_ = std::min(unresolved_bound_, obj);
+      unresolved_ = true;
+      log(sdk::LogLevel::Debug, "glpk_bnb: node at depth {} cannot be split further", node.depth);
+    }
+    return;
+  }
+
+  std::vector<BoundChange> tightened = node.changes;
+  // Reduced costs bound the LP value itself, not the inherited bound.
+  reduced_cost_tightening(lp_obj, *saved, lo, up, tightened);
+  const auto v = static_cast<std::size_t>(br.var);
+  Node down, upn;
+  down.bound = upn.bound = obj;
+  down.depth = upn.depth = node.depth + 1;
+  down.basis = upn.basis = saved;
+  down.changes = tightened;
+  upn.changes = std::move(tightened);
+  if (br.integer) {
+    const double xv = x[v];
+    const double fl = br.frac > 0 && P_.integer[v] && std::abs(xv - std::round(xv)) > kIntTol
+                          ? std::floor(xv)
+                          : br.point;
+    down.changes.push_back({br.var, -kInfinity, fl});
+    upn.changes.push_back({br.var, fl + 1.0, kInfinity});
+    down.branch_var = upn.branch_var = br.var;
+    down.branch_dir = 0;
+    upn.branch_dir = 1;
+    down.branch_dist = xv - fl;
+    upn.branch_dist = fl + 1.0 - xv;
+    if (down.branch_dist <= 0 || upn.branch_dist <= 0) down.branch_var = upn.branch_var = -1;
+  } else {
+    down.changes.push_back({br.var, -kInfinity, br.point});
+    upn.changes.push_back({br.var, br.point, kInfinity});
+  }
+  down.seq = ++seq_;
+  upn.seq = ++seq_;
+  if (br.up_first) {
+    children.push_back(std::move(upn));
+    children.push_back(std::move(down));
+  } else {
+    children.push_back(std::move(down));
+    children.push_back(std::move(upn));
+  }
+}
+
+double Search::open_bound() const {
+  double b = std::min(fathom_bound_, unresolved_bound_);
+  if (!heap_.empty()) b = std::min(b, heap_.front().bound);
+  return b;
+}
+
+sdk::SolveResult Search::finish(bool limit, const std::string& note) {
+  sdk::SolveResult res;
+  res.nodes = nodes_;
+  res.lp_iterations = lp_.iterations() + (polish_lp_ ? polish_lp_->iterations() : 0);
+  res.seconds = elapsed();
+  double bound = open_bound();
+  if (std::isfinite(inc_obj_)) {
+    bound = std::min(bound, inc_obj_);
+    res.x = inc_x_;
+    res.objective = model_.evaluate(inc_x_).objective;
+    res.status = limit ? sdk::SolveStatus::LimitReached : sdk::SolveStatus::Optimal;
+    const double diff = std::max(0.0, inc_obj_ - bound);
+    res.gap = diff == 0.0 ? 0.0 : diff / std::max(std::abs(inc_obj_), 1e-10);
+    if (!limit && unresolved_ && diff > gap_tol(inc_obj_)) {
+      res.status = sdk::SolveStatus::LimitReached;
+    }
+  } else {
+    res.objective = P_.sense > 0 ? kInfinity : -kInfinity;
+    if (limit || unresolved_) {
+      res.status = sdk::SolveStatus::LimitReached;
+    } else {
+      res.status = sdk::SolveStatus::Infeasible;
+      bound = kInfinity;
+    }
+  }
+  res.best_bound = P_.sense * bound;
+  res.message = note;
+  if (res.message.empty()) {
+    res.message = fmt::format("{}: {} nodes, {} LP iterations, {} cuts, {:.3f} s",
+                              sdk::to_string(res.status), res.nodes, res.lp_iterations, cuts_,
+                              res.seconds);
+  }
+  return res;
+}
+
+sdk::SolveResult Search::run() {
+  root_lo_ = P_.lo;
+  root_up_ = P_.up;
+  for (auto* v : {&pc_sum_[0], &pc_sum_[1], &pc_cnt_[0], &pc_cnt_[1]}) {
+    v->assign(static_cast<std::size_t>(P_.ncols), 0.0);
+  }
+  build_lp();
+
+  std::vector<Node> children;
+  Node root;
+  root.seq = ++seq_;
+  process(root, children);
+  if (root_unbounded_ && !P_.convex.empty()) {
+    // Cuts have not yet shaped the curved rows: solve inside a growing artificial box, add the
+    // tangents found there, and retry without the box.
+    for (double big = 1e6; big <= 1e12 && root_unbounded_; big *= 100.0) {
+      std::vector<double> lo = root_lo_, up = root_up_;
+      for (std::size_t j = 0; j < lo.size(); ++j) {
+        if (!std::isfinite(lo[j])) lo[j] = -big;
+        if (!std::isfinite(up[j])) up[j] = big;
+      }
+      load_bounds(lo, up);
+      double obj = 0;
+      if (solve_relaxation(true, obj) == LpStatus::Infeasible) break;
+      root_unbounded_ = false;
+      children.clear();
+      process(root, children);
+    }
+  }
+  if (root_unbounded_) {
+    sdk::SolveResult res = finish(false, "");
+    res.status = sdk::SolveStatus::Unbounded;
+    res.best_bound = P_.sense > 0 ? -kInfinity : kInfinity;
+    res.objective = res.best_bound;
+    res.gap = kInfinity;
+    res.x.clear();
+    if (std::isfinite(inc_obj_)) res.x = inc_x_;
+    res.message = "the relaxation is unbounded and no cut bounds it: the model is unbounded";
+    return res;
+  }
+
+  bool limit = false;
+  std::optional<Node> plunge;
+  auto take_children = [&]() {
+    if (children.empty()) return;
+    const double parent_obj = children.front().bound;
+    // Dive into the first child while the search has no incumbent or the node is still
+    // close to the best bound; otherwise go back to best-bound order.
+    bool dive = !std::isfinite(inc_obj_);
+    if (!dive) {
+      const double best = std::min(open_bound(), parent_obj);
+      dive = parent_obj - best <= 0.5 * (inc_obj_ - best);
+    }
+    std::size_t first = 0;
+    if (dive) {
+      plunge = std::move(children[0]);
+      first = 1;
+    }
+    for (std::size_t k = first; k < children.size(); ++k) {
+      heap_.push_back(std::move(children[k]));
+      std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
+    }
+    children.clear();
+  };
+  take_children();
+  for (;;) {
+    Node node;
+    if (plunge) {
+      node = std::move(*plunge);
+      plunge.reset();
+    } else {
+      if (heap_.empty()) break;
+      std::pop_heap(heap_.begin(), heap_.end(), WorseNode{});
+      node = std::move(heap_.back());
+      heap_.pop_back();
+    }
+    if (prunable(node.bound)) {
+      fathom_bound_ = std::min(fathom_bound_, node.bound);
+      continue;
+    }
+    if (out_of_budget()) {
+      heap_.push_back(std::move(node));
+      std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
+      limit = true;
+      break;
+    }
+    const std::size_t before = heap_.size();
+    process(node, children);
+    if (heap_.size() > before) {  // the node ran out of time and went back
+      limit = true;
+      break;
+    }
+    purge_cuts();
+    take_children();
+    if (std::chrono::duration<double>(Clock::now() - last_log_).count() > 5.0) {
+      last_log_ = Clock::now();
+      log(sdk::LogLevel::Debug, "glpk_bnb: {} nodes, {} open, bound {:.10g}, incumbent {:.10g}",
+          nodes_, heap_.size(), P_.sense * open_bound(), P_.sense * inc_obj_);
+    }
+  }
+  if (plunge) {
+    heap_.push_back(std::move(*plunge));
+    std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
+  }
+  return finish(limit, "");
+}
+
+void check_options(const sdk::SolveOptions& o) {
+  auto bad = [](const std::string& what) { throw sdk::InvalidArgument("glpk_bnb: " + what); };
+  if (!(o.absolute_gap >= 0.0)) bad(fmt::format("absolute_gap must be >= 0, got {}", o.absolute_gap));
+  if (!(o.relative_gap >= 0.0)) bad(fmt::format("relative_gap must be >= 0, got {}", o.relative_gap));
+  if (!(o.feasibility_tolerance > 0.0) || !std::isfinite(o.feasibility_tolerance)) {
+    bad(fmt::format("feasibility_tolerance must be finite and > 0, got {}", o.feasibility_tolerance));
+  }
+  if (!(o.time_limit_seconds > 0.0)) {
+    bad(fmt::format("time_limit_seconds must be > 0, got {}", o.time_limit_seconds));
+  }
+  if (o.node_limit < -1) bad(fmt::format("node_limit must be >= -1, got {}", o.node_limit));
+}
+
+}  // namespace
+
+sdk::SolveResult solve_model(const sdk::Model& model, const sdk::SolveOptions& options,
+                             const BnbConfig& config) {
+  check_options(options);
+  const auto start = Clock::now();
+  const bool pure_milp = model.is_linear() && model.has_integers();
+  if (pure_milp && config.milp_method == MilpMethod::Intopt) {
+    return solve_milp_intopt(model, options, config);
+  }
+  Prepared prep = prepare(model);
+  if (prep.infeasible) {
+    sdk::SolveResult res;
+    res.status = sdk::SolveStatus::Infeasible;
+    res.objective = prep.sense > 0 ? kInfinity : -kInfinity;
+    res.best_bound = res.objective;
+    res.message = "infeasible: " + prep.infeasible_reason;
+    res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return res;
+  }
+  GlpkSession session([&config](std::string_view line) {
+    if (config.log) config.log(sdk::LogLevel::Debug, fmt::format("glpk: {}", line));
+  });
+  Search search(model, prep, options, config, session);
+  return search.run();
+}
+
+}  // namespace arbo::plugins::glpk

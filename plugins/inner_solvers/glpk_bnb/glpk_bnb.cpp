@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+#include "glpk_bnb.hpp"
+
+#include <cmath>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/error.hpp>
+#include <arbo/sdk/model_io.hpp>
+
+#include "glpk_session.hpp"
+
+namespace arbo::plugins {
+
+namespace {
+
+glpk::MilpMethod milp_method(const std::string& name) {
+  if (name == "bnb") return glpk::MilpMethod::BranchAndBound;
+  if (name == "intopt") return glpk::MilpMethod::Intopt;
+  return glpk::MilpMethod::Auto;
+}
+
+}  // namespace
+
+const sdk::ParamSpecList& GlpkBnb::params() {
+  static const sdk::ParamSpecList specs{
+      sdk::ParamSpec::real("absolute_gap",
+                           "Stop when incumbent - bound <= this (objective units).", 1e-4, 0.0),
+      sdk::ParamSpec::real("relative_gap",
+                           "Stop when incumbent - bound <= this * |incumbent|.", 1e-4, 0.0),
+      sdk::ParamSpec::real("feasibility_tolerance",
+                           "Largest violation of a row, bound or integrality accepted in a "
+                           "solution (absolute).",
+                           1e-6, 1e-12, 1.0),
+      sdk::ParamSpec::real("time_limit",
+                           "Seconds per solve; the best point found so far is returned with "
+                           "its bound and gap when it runs out. Also capped by the iteration's "
+                           "time budget.",
+                           60.0, 1e-3),
+      sdk::ParamSpec::integer("node_limit",
+                              "Most branch-and-bound nodes per solve; -1 for no limit.", -1, -1),
+      sdk::ParamSpec::string(
+          "dump_model",
+          "When non-empty, every model solved is written to this path in CPLEX LP format "
+          "(a '{n}' in the path is replaced by a running count; otherwise the file holds the "
+          "latest model).",
+          ""),
+      sdk::ParamSpec::choice("milp_method",
+                             "Who solves models without quadratic terms: 'auto' (the measured "
+                             "faster one), 'bnb' (this plugin's tree) or 'intopt' (GLPK's "
+                             "glp_intopt with presolve and cuts).",
+                             "auto", {"auto", "bnb", "intopt"})
+          .as_advanced()};
+  return specs;
+}
+
+GlpkBnb::GlpkBnb(const sdk::CreateArgs& args)
+    : ctx_(args.context), dump_model_(args.params.get_string("dump_model")) {
+  options_.absolute_gap = args.params.get_real("absolute_gap");
+  options_.relative_gap = args.params.get_real("relative_gap");
+  options_.feasibility_tolerance = args.params.get_real("feasibility_tolerance");
+  options_.time_limit_seconds = args.params.get_real("time_limit");
+  options_.node_limit = args.params.get_int("node_limit");
+  config_.milp_method = milp_method(args.params.get_string("milp_method"));
+  config_.log = [this](sdk::LogLevel level, std::string_view message) { ctx_.log(level, message); };
+  config_.cancelled = [this] { return ctx_.cancelled(); };
+}
+
+void GlpkBnb::dump(const sdk::Model& model) {
+  if (dump_model_.empty()) return;
+  std::string path = dump_model_;
+  const auto pos = path.find("{n}");
+  if (pos != std::string::npos) path.replace(pos, 3, std::to_string(dumped_));
+  ++dumped_;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << sdk::write_lp(model);
+  if (!out) throw sdk::Error(fmt::format("inner_solver/glpk_bnb: cannot write dump_model '{}'", path));
+}
+
+sdk::SolveResult GlpkBnb::solve(const sdk::Model& model, const sdk::SolveOptions& options) {
+  sdk::SolveOptions o = options;
+  const double left = ctx_.seconds_left();
+  if (std::isfinite(left)) o.time_limit_seconds = std::min(o.time_limit_seconds, std::max(left, 1e-3));
+  dump(model);
+  try {
+    return glpk::solve_model(model, o, config_);
+  } catch (const glpk::GlpkError& e) {
+    ctx_.log(sdk::LogLevel::Error, e.what());
+    sdk::SolveResult res;
+    res.status = sdk::SolveStatus::Error;
+    res.message = e.what();
+    return res;
+  }
+}
+
+sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
+  const sdk::Space& space = request.space;
+  sdk::Model model;
+  sdk::PointVariables point;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const sdk::Parameter& p = space[i];
+    sdk::VarType type = sdk::VarType::Integer;
+    // A log-scaled integer is encoded as ln(value), which is not an integer; it stays
+    // continuous here and the kernel snaps it.
+    if (p.type == sdk::ParamType::Real || (p.type == sdk::ParamType::Integer && p.log_scale)) {
+      type = sdk::VarType::Continuous;
+    } else if (p.type == sdk::ParamType::Binary) {
+      type = sdk::VarType::Binary;
+    }
+    point.x_vars.push_back(model.add_variable(p.name, type, space.lower()[static_cast<Eigen::Index>(i)],
+                                              space.upper()[static_cast<Eigen::Index>(i)]));
+  }
+  if (request.acquisition != nullptr) {
+    const auto* f = dynamic_cast<const sdk::FormulatesAcquisition*>(request.acquisition);
+    if (f == nullptr) {
+      throw sdk::Error(
+          "inner_solver/glpk_bnb needs an acquisition with the capability "
+          "arbo::sdk::FormulatesAcquisition (it writes itself into the solver's model); the "
+          "pipeline's acquisition does not offer it. Use a black-box inner solver such as "
+          "inner_solver/random, or an acquisition and surrogates that can formulate themselves");
+    }
+    f->formulate(model, point);
+  }
+  for (const sdk::Constraint* c : request.constraints) {
+    const auto* f = dynamic_cast<const sdk::FormulatesConstraint*>(c);
+    if (f == nullptr) {
+      throw sdk::Error(fmt::format(
+          "inner_solver/glpk_bnb needs every known constraint to have the capability "
+          "arbo::sdk::FormulatesConstraint; '{}' does not offer it",
+          c->describe()));
+    }
+    f->formulate(model, point);
+  }
+
+  const sdk::SolveResult res = solve(model, options_);
+  sdk::Proposal prop;
+  prop.note = fmt::format("glpk_bnb: {}", res.message);
+  if (res.status == sdk::SolveStatus::Error) throw sdk::Error(prop.note);
+  if (res.x.empty()) {
+    prop.certificate = res;
+    return prop;
+  }
+  prop.found = true;
+  prop.x.resize(static_cast<Eigen::Index>(space.size()));
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    prop.x[static_cast<Eigen::Index>(i)] = res.x[static_cast<std::size_t>(point.x_vars[i])];
+  }
+  prop.value = request.acquisition != nullptr ? request.acquisition->value(prop.x) : 0.0;
+  prop.certificate = res;
+  return prop;
+}
+
+}  // namespace arbo::plugins

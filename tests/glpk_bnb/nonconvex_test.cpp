@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// Nonconvex models: McCormick relaxations with spatial branching reach literature optima.
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "bnb.hpp"
+#include "model_families.hpp"
+
+namespace {
+
+using namespace arbo;
+using arbo::plugins::glpk::solve_model;
+
+void expect_optimum(const glpk_test::KnownProblem& p, double time_limit = 120.0) {
+  SCOPED_TRACE(p.name);
+  sdk::SolveOptions o;
+  o.time_limit_seconds = time_limit;
+  const sdk::SolveResult r = solve_model(p.model, o);
+  ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
+  // Within the solver's gap of the literature value, plus the feasibility tolerance's worth.
+  const double tol = std::max(o.absolute_gap, o.relative_gap * std::abs(p.optimum)) +
+                     1e-5 * std::max(1.0, std::abs(p.optimum));
+  EXPECT_NEAR(r.objective, p.optimum, tol) << r.message;
+  EXPECT_LE(r.best_bound, p.optimum + tol) << r.message;
+  EXPECT_LE(p.model.evaluate(r.x).max_violation(), o.feasibility_tolerance);
+  EXPECT_LE(r.gap, o.relative_gap + o.absolute_gap / std::max(1.0, std::abs(r.objective)) + 1e-12);
+}
+
+TEST(glpk_bnb_nonconvex, g1) { expect_optimum(glpk_test::g1()); }
+TEST(glpk_bnb_nonconvex, g3) { expect_optimum(glpk_test::g3()); }
+TEST(glpk_bnb_nonconvex, g4) { expect_optimum(glpk_test::g4()); }
+TEST(glpk_bnb_nonconvex, g6) { expect_optimum(glpk_test::g6()); }
+TEST(glpk_bnb_nonconvex, g10) { expect_optimum(glpk_test::g10()); }
+TEST(glpk_bnb_nonconvex, pressure_vessel) { expect_optimum(glpk_test::pressure_vessel()); }
+
+TEST(glpk_bnb_nonconvex, node_limit_keeps_a_valid_bound) {
+  for (const auto& p : {glpk_test::g4(), glpk_test::g10(), glpk_test::pressure_vessel()}) {
+    SCOPED_TRACE(p.name);
+    sdk::SolveOptions o;
+    o.node_limit = 4;
+    const sdk::SolveResult r = solve_model(p.model, o);
+    ASSERT_TRUE(r.status == sdk::SolveStatus::LimitReached ||
+                r.status == sdk::SolveStatus::Optimal)
+        << r.message;
+    EXPECT_LE(r.best_bound, p.optimum + 1e-6 * std::abs(p.optimum)) << r.message;
+    if (!r.x.empty()) {
+      EXPECT_LE(p.model.evaluate(r.x).max_violation(), 1e-6);
+      EXPECT_GE(r.objective, p.optimum - 1e-6 * std::abs(p.optimum));
+    }
+  }
+}
+
+TEST(glpk_bnb_nonconvex, cancellation_stops_with_a_valid_bound) {
+  const glpk_test::KnownProblem p = glpk_test::g3();
+  plugins::glpk::BnbConfig cfg;
+  int polls = 0;
+  cfg.cancelled = [&polls] { return ++polls > 20; };
+  const sdk::SolveResult r = solve_model(p.model, {}, cfg);
+  EXPECT_EQ(r.status, sdk::SolveStatus::LimitReached) << r.message;
+  EXPECT_LE(r.nodes, 25);
+  EXPECT_LE(r.best_bound, p.optimum + 1e-9);
+  if (!r.x.empty()) {
+    EXPECT_GE(r.objective, p.optimum - 1e-5);
+  }
+}
+
+TEST(glpk_bnb_nonconvex, bilinear_term_needs_bounds) {
+  sdk::Model m;
+  const int x = m.add_variable("x", sdk::VarType::Continuous, 0, 1);
+  const int y = m.add_variable("free_y", sdk::VarType::Continuous, 0, sdk::kInfinity);
+  m.add_quadratic_row({"xy", {{x, y, 1}}, {}, sdk::RowSense::GreaterEqual, 0.5, false});
+  m.set_objective({sdk::ObjectiveSense::Minimize, {{x, 1}}, {}, 0});
+  try {
+    solve_model(m, {});
+    FAIL() << "expected InvalidArgument";
+  } catch (const sdk::InvalidArgument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("free_y"), std::string::npos) << what;
+    EXPECT_NE(what.find("upper"), std::string::npos) << what;
+  }
+  // A row that implies the bound (y <= 8 from x + 0.25 y <= 2) makes the model solvable:
+  // min x with x (8 - 4x) >= 0.5 gives x = (8 - sqrt 56) / 8.
+  m.add_linear_row({"cap", {{x, 1}, {y, 0.25}}, sdk::RowSense::LessEqual, 2});
+  const sdk::SolveResult r = solve_model(m, {});
+  ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
+  EXPECT_NEAR(r.objective, (8.0 - std::sqrt(56.0)) / 8.0, 2e-4);
+}
+
+TEST(glpk_bnb_nonconvex, nonconvex_infeasible) {
+  // x^2 + y^2 = 4 inside the unit box has no point.
+  sdk::Model m;
+  const int x = m.add_variable("x", sdk::VarType::Continuous, -1, 1);
+  const int y = m.add_variable("y", sdk::VarType::Continuous, -1, 1);
+  m.add_quadratic_row({"circle", {{x, x, 1}, {y, y, 1}}, {}, sdk::RowSense::Equal, 4, false});
+  const sdk::SolveResult r = solve_model(m, {});
+  EXPECT_EQ(r.status, sdk::SolveStatus::Infeasible) << r.message;
+}
+
+}  // namespace
