@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief The known constraint behind constraint/polynomial and constraint/linear: rows
+/// p_k(x) <= 0 / p_k(x) == 0 parsed from text, with violation, formulation and projection.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/constraint.hpp>
+#include <arbo/sdk/model.hpp>
+
+#include "expression.hpp"
+
+namespace arbo::plugins {
+
+/// Worst violation at which `project` still reports success: the kernel's own tolerance for
+/// proposals, since equality rows can only be met up to rounding.
+inline constexpr double kProjectionTolerance = 1e-6;
+
+/// Lifts monomials of degree > 2 to quadratics: every product of two factors that is itself
+/// needed as a factor becomes an auxiliary variable w with the row `a*b - w == 0` and bounds
+/// from interval arithmetic over the point variables' bounds. Auxiliaries are shared between
+/// the rows formulated through one lifter.
+class MonomialLifter {
+ public:
+  /// `x_vars[i]`: model variable of coordinate i (only the coordinates used are read).
+  MonomialLifter(sdk::Model& model, const std::vector<int>& x_vars, std::string prefix);
+  /// Two variables whose product is `m` (degree >= 2); lifts sub-products as needed.
+  std::pair<int, int> factors(const Monomial& m);
+  /// The variable equal to the product `m` (degree >= 1).
+  int variable(const Monomial& m);
+  /// Exact range of the monomial over the box of the point variables' bounds.
+  std::pair<double, double> bounds(const Monomial& m) const;
+
+ private:
+  sdk::Model& model_;
+  const std::vector<int>& x_vars_;
+  std::string prefix_;
+  std::map<Monomial, int> lifted_;
+};
+
+/// True when the quadratic part is positive semidefinite (smallest eigenvalue of the
+/// symmetric matrix of the terms >= -1e-10 of the largest magnitude).
+bool is_positive_semidefinite(const std::vector<sdk::QuadTerm>& quad);
+
+/// Known constraint made of parsed polynomial rows. Subclasses (the plugins) only choose the
+/// parameter, the degree limit and whether a list of rows is allowed.
+///
+/// - `violation(x)`: the worst row, max(0, p_k(x)) for inequalities and |p_k(x)| for
+///   equalities, evaluated exactly in user units (log-scaled coordinates decoded with exp).
+/// - `formulate`: linear rows for degree <= 1; one quadratic row for higher degrees, with
+///   monomials of degree > 2 lifted by `MonomialLifter`; a row is declared convex when it is a
+///   "<=" row whose quadratic part is positive semidefinite. Rows over log-scaled parameters
+///   cannot be written in the encoded variables: `InvalidArgument` naming the parameter.
+/// - `project(x)`: the nearest feasible point, as a MIQCP solved by `Context::model_solver()`
+///   (see `project`).
+class PolynomialRowsConstraint : public sdk::Constraint,
+                                 public sdk::FormulatesConstraint,
+                                 public sdk::ProjectsPoints {
+ public:
+  double violation(const Eigen::VectorXd& x) const override;
+  std::string describe() const override;
+  void formulate(sdk::Model& model, const sdk::PointVariables& point) const override;
+  /// Minimizes sum over the real and integer coordinates the rows use of
+  /// ((x_i - x0_i) / range_i)^2 plus the number of changed binary coordinates, subject to the
+  /// rows, with gaps of 1e-6, a feasibility tolerance of 1e-7 and a time limit of 10 s (or the
+  /// context's time left, if less). The rows are not tightened
+  /// (a margin on `p <= 0` moves the answer by its cube root where the gradient vanishes, as
+  /// for x^3 + y <= 0 at the origin), so the answer may violate a row by rounding: it is
+  /// accepted up to kProjectionTolerance, the kernel's own tolerance for proposals. The
+  /// coordinates the rows do not use (categoricals among them) keep their values. Returns true
+  /// at once when x is feasible; false without a model solver, for rows over log-scaled
+  /// parameters, when the model is infeasible, or when the answer violates a row by more than
+  /// kProjectionTolerance.
+  bool project(Eigen::VectorXd& x) const override;
+
+  const std::vector<ParsedConstraint>& rows() const noexcept { return rows_; }
+  /// Coordinates used by some row's expanded polynomial, ascending.
+  const std::vector<int>& coordinates() const noexcept { return coordinates_; }
+
+ protected:
+  /// Parses `args.params.get_string(key)`.
+  /// @throws sdk::ParamError with `key`: "<id>: invalid <key>: <reason> at column <c>:" and the
+  ///         caret display of the first error.
+  PolynomialRowsConstraint(const sdk::CreateArgs& args, std::string component_id, std::string key,
+                           const ParseOptions& options, std::string row_prefix);
+
+ private:
+  void add_rows(sdk::Model& model, const std::vector<int>& x_vars) const;
+  void check_point(const Eigen::VectorXd& x) const;
+
+  sdk::Context& context_;
+  const sdk::Space& space_;
+  std::string id_;
+  std::string row_prefix_;
+  std::vector<ParsedConstraint> rows_;
+  std::vector<int> coordinates_;
+};
+
+}  // namespace arbo::plugins
