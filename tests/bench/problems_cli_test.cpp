@@ -11,10 +11,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "common/cli_harness.hpp"
 
 namespace {
 
@@ -23,17 +24,7 @@ using nlohmann::json;
 
 const std::string kMixed = std::string("--plugin-path '") + ARBO_BENCH_TEST_PLUGIN_DIR + "' ";
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using arbo::test::CliResult;
 
 std::vector<json> json_lines(const std::string& text) {
   std::vector<json> out;
@@ -43,31 +34,9 @@ std::vector<json> json_lines(const std::string& text) {
   return out;
 }
 
-class ProblemsCli : public ::testing::Test {
+class ProblemsCli : public arbo::test::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("arbo_problems_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  // Runs `arbo <args>` in the test's directory with `input` on stdin.
-  CliResult arbo(const std::string& args, const std::string& input = "") {
-    std::ofstream(dir_ / "in.txt") << input;
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + std::string(ARBO_CLI) + "' " +
-                            args + " >out.txt 2>err.txt <in.txt";
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(dir_ / "out.txt");
-    r.err = slurp(dir_ / "err.txt");
-    return r;
-  }
+  ProblemsCli() : CliTest("arbo_problems_") {}
 
   json problems_json(const std::string& extra = "") {
     const CliResult r = arbo(extra + "problems --json");
@@ -81,12 +50,6 @@ class ProblemsCli : public ::testing::Test {
     }
     throw std::runtime_error("problem " + name + " not listed");
   }
-
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-  }
-
-  fs::path dir_;
 };
 
 // Tokens of the line of `arbo problems` that starts with `name`.
@@ -164,15 +127,24 @@ TEST_F(ProblemsCli, JsonDescribesTheFullSpaceOfAMixedProblem) {
             json::array({json{{"name", "x_square"}, {"expression", "x^2 <= 3"}}}));
   const json& s = m.at("space");
   ASSERT_EQ(s.size(), 7u);
-  EXPECT_EQ(s[1], (json{{"name", "n"}, {"type", "integer"}, {"low", 1}, {"high", 64},
-                        {"log", true}, {"default", 8}, {"condition", nullptr}}));
+  EXPECT_EQ(s[1], (json{{"name", "n"},
+                        {"type", "integer"},
+                        {"low", 1},
+                        {"high", 64},
+                        {"log", true},
+                        {"default", 8},
+                        {"condition", nullptr}}));
   EXPECT_EQ(s[2].at("log"), true);
   EXPECT_EQ(s[2].at("low"), 1e-4);
-  EXPECT_EQ(s[3], (json{{"name", "kind"}, {"type", "categorical"}, {"choices", {"a", "b", "c"}},
-                        {"default", "a"}, {"condition", nullptr}}));
-  EXPECT_EQ(s[4].at("condition"), (json{{"parent", "kind"}, {"values", {"b", "c"}}}));
-  EXPECT_EQ(s[5], (json{{"name", "flag"}, {"type", "binary"}, {"default", false},
+  EXPECT_EQ(s[3], (json{{"name", "kind"},
+                        {"type", "categorical"},
+                        {"choices", {"a", "b", "c"}},
+                        {"default", "a"},
                         {"condition", nullptr}}));
+  EXPECT_EQ(s[4].at("condition"), (json{{"parent", "kind"}, {"values", {"b", "c"}}}));
+  EXPECT_EQ(
+      s[5],
+      (json{{"name", "flag"}, {"type", "binary"}, {"default", false}, {"condition", nullptr}}));
   EXPECT_EQ(s[6].at("condition"), (json{{"parent", "flag"}, {"values", {true}}}));
   // The optimizer is printed as user values, inactive parameters left out.
   EXPECT_EQ(m.at("optimizers")[0].at("kind"), "b");
@@ -279,9 +251,9 @@ TEST_F(ProblemsCli, EvalReportsBadLinesAndGoesOn) {
   ASSERT_EQ(r.code, 0) << r.err;
   const auto lines = json_lines(r.out);
   ASSERT_EQ(lines.size(), 7u) << r.out;  // the blank line is skipped
-  const std::vector<std::string> expected{"not JSON", "not a JSON object", "'x2' is missing",
-                                          "outside [-5, 10]", "unknown parameter 'x3'",
-                                          "expected a number"};
+  const std::vector<std::string> expected{
+      "not JSON",         "not a JSON object",      "'x2' is missing",
+      "outside [-5, 10]", "unknown parameter 'x3'", "expected a number"};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     ASSERT_TRUE(lines[i].contains("error")) << lines[i].dump();
     EXPECT_NE(lines[i].at("error").get<std::string>().find(expected[i]), std::string::npos)
@@ -297,12 +269,12 @@ TEST_F(ProblemsCli, EvalReportsBadLinesAndGoesOn) {
 TEST_F(ProblemsCli, EvalHandlesTypesConditionsAndKnownConstraints) {
   const std::string base = R"("n": 8, "lr": 0.01, "flag": false)";
   const std::string input =
-      "{\"x\": 0.5, \"kind\": \"a\", " + base + "}\n" +          // 0: depth/width inactive
-      "{\"x\": 0.5, \"kind\": \"b\", " + base + "}\n" +          // 1: depth missing
+      "{\"x\": 0.5, \"kind\": \"a\", " + base + "}\n" +  // 0: depth/width inactive
+      "{\"x\": 0.5, \"kind\": \"b\", " + base + "}\n" +  // 1: depth missing
       "{\"x\": 0.5, \"kind\": \"b\", \"depth\": 5, " + base + "}\n" +
-      "{\"x\": 1.6, \"kind\": \"a\", " + base + "}\n" +          // 3: black-box violated
-      "{\"x\": 1.9, \"kind\": \"a\", " + base + "}\n" +          // 4: known violated too
-      "{\"x\": 0.5, \"kind\": \"z\", " + base + "}\n" +          // 5: not a choice
+      "{\"x\": 1.6, \"kind\": \"a\", " + base + "}\n" +  // 3: black-box violated
+      "{\"x\": 1.9, \"kind\": \"a\", " + base + "}\n" +  // 4: known violated too
+      "{\"x\": 0.5, \"kind\": \"z\", " + base + "}\n" +  // 5: not a choice
       "{\"x\": 0.5, \"kind\": \"a\", \"n\": 8.5, \"lr\": 0.01, \"flag\": false}\n" +
       "{\"x\": 0.5, \"kind\": \"a\", \"n\": 8, \"lr\": 0.01, \"flag\": 1, \"width\": 0.3}\n" +
       "{\"x\": 0.5, \"kind\": \"a\", \"depth\": 2, " + base + "}\n";  // 8: inactive given

@@ -1,33 +1,17 @@
 // SPDX-License-Identifier: MIT
 // `arbo solve FILE` through the real CLI, with the enumerate test plugin as the model solver.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/cli_harness.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using arbo::test::CliResult;
 
 // max 5 a + 4 b + 3 c + 2 d + 1.5 s.t. 2 a + 3 b + c + 4 d <= 5, binary: the best pair is
 // a + b (weight 5, value 9; a + c only reaches 8), so the optimum is 10.5.
@@ -67,36 +51,11 @@ Generals
 End
 )";
 
-class SolveCli : public ::testing::Test {
+class SolveCli : public arbo::test::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("arbo_solve_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  CliResult arbo(const std::string& args) {
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + ARBO_CLI + "' --plugin-path '" +
-                            ARBO_ENUMERATE_PLUGIN_DIR + "' " + args +
-                            " >out.txt 2>err.txt </dev/null";
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(dir_ / "out.txt");
-    r.err = slurp(dir_ / "err.txt");
-    return r;
-  }
-
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-  }
-
-  fs::path dir_;
+  SolveCli()
+      : CliTest("arbo_solve_", "",
+                std::string("--plugin-path '") + ARBO_ENUMERATE_PLUGIN_DIR + "' ") {}
 };
 
 void expect_contains(const std::string& text, const std::string& part) {

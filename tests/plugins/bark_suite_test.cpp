@@ -18,43 +18,27 @@
 #include <arbo/sdk/error.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
+#include "problem_test_util.hpp"
+
 namespace {
 
 using namespace arbo::sdk;
 using arbo::sdk::testing::PluginUnderTest;
-using arbo::sdk::testing::TestContext;
+
+using arbo::test::vec;
 
 const PluginUnderTest& plugin() {
-  static const auto* p = new PluginUnderTest(ARBO_PLUGIN_DIR "/libarbo_problem_bark_suite.so");
-  return *p;
+  return arbo::test::problem_library("libarbo_problem_bark_suite.so");
 }
 
-struct Instance {
-  explicit Instance(std::uint64_t seed) : ctx(seed) {}
-  TestContext ctx;
-  ParamSet params;
-  Space no_space;
-  std::unique_ptr<Component> component;
-  Problem* problem = nullptr;
+struct Instance : arbo::test::ProblemInstance {
+  using ProblemInstance::ProblemInstance;
 
-  double at(const Eigen::VectorXd& x) {
-    Evaluation e;
-    problem->evaluate(x, e);
-    EXPECT_EQ(e.constraints.size(), 0);
-    return e.objective;
-  }
   // Lowest value over n uniform points of the space.
   double sampled_min(int n, std::uint64_t seed) {
-    const Space& s = problem->space();
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    Eigen::VectorXd u(static_cast<Eigen::Index>(s.size())), x;
     double best = std::numeric_limits<double>::infinity();
-    for (int i = 0; i < n; ++i) {
-      for (Eigen::Index k = 0; k < u.size(); ++k) u[k] = unit(rng);
-      s.from_unit(u, x);
-      best = std::min(best, at(x));
-    }
+    arbo::test::for_uniform_points(space(), n, seed,
+                                   [&](const Eigen::VectorXd& x) { best = std::min(best, f(x)); });
     return best;
   }
 };
@@ -62,24 +46,13 @@ struct Instance {
 std::unique_ptr<Instance> make(const std::string& name,
                                const std::map<std::string, ParamValue>& raw = {},
                                std::uint64_t seed = 7) {
-  const ComponentInfo* info = plugin().find(Kind::Problem, name);
-  if (info == nullptr) throw std::runtime_error("no problem/" + name);
-  auto inst = std::make_unique<Instance>(seed);
-  inst->params = validate_params(info->params(), raw, "problem/" + name);
-  inst->component.reset(info->create(CreateArgs{inst->ctx, inst->params, inst->no_space}));
-  inst->problem = dynamic_cast<Problem*>(inst->component.get());
-  if (inst->problem == nullptr) throw std::runtime_error("not a problem");
-  return inst;
-}
-
-Eigen::VectorXd concat(std::vector<double> v) {
-  return Eigen::Map<Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+  return arbo::test::make_problem<Instance>(plugin(), name, raw, seed);
 }
 
 Eigen::VectorXd forest_point(double real, std::vector<double> cats = {}) {
   std::vector<double> v(10, real);
   v.insert(v.end(), cats.begin(), cats.end());
-  return concat(v);
+  return vec(v);
 }
 
 TEST(bark_suite_plugin, loads_all_five_problems) {
@@ -111,17 +84,17 @@ TEST(bark_suite_plugin, tree_function_exact_optimum_and_points) {
   EXPECT_NEAR(*info.optimum, kTreeFunctionOptimum, 1e-12);
   ASSERT_EQ(info.optimizers.size(), 1u);
   EXPECT_TRUE(s.contains(info.optimizers[0]));
-  EXPECT_NEAR(p->at(info.optimizers[0]), kTreeFunctionOptimum, 1e-12);
+  EXPECT_NEAR(p->f(info.optimizers[0]), kTreeFunctionOptimum, 1e-12);
   // The Python branch and bound's cell centre (the same cell: both order leaves by value).
   const Eigen::VectorXd python_optimizer =
-      concat({0.4348936499261422, 0.0596765964336779, 0.010897388278531817, 0.26266067909428975,
-              0.1004259969261106, 0.6088178228488014, 0.454846657343999, 0.1542347431423628,
-              0.2491996010902936, 0.7623342791071577});
-  EXPECT_NEAR(p->at(python_optimizer), kTreeFunctionOptimum, 1e-12);
+      vec({0.4348936499261422, 0.0596765964336779, 0.010897388278531817, 0.26266067909428975,
+           0.1004259969261106, 0.6088178228488014, 0.454846657343999, 0.1542347431423628,
+           0.2491996010902936, 0.7623342791071577});
+  EXPECT_NEAR(p->f(python_optimizer), kTreeFunctionOptimum, 1e-12);
 
-  EXPECT_NEAR(p->at(forest_point(0.5)), -8.894079674828845, 1e-12);
-  EXPECT_NEAR(p->at(forest_point(0.25)), -21.476687990574877, 1e-12);
-  EXPECT_NEAR(p->at(forest_point(0.9)), 4.580031172231156, 1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.5)), -8.894079674828845, 1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.25)), -21.476687990574877, 1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.9)), 4.580031172231156, 1e-12);
   // No random point beats the exact minimum.
   EXPECT_GE(p->sampled_min(20000, 11), kTreeFunctionOptimum - 1e-12);
 }
@@ -131,8 +104,8 @@ TEST(bark_suite_plugin, tree_function_seed_gives_another_instance) {
   const ProblemInfo info = p->problem->info();
   ASSERT_TRUE(info.optimum.has_value());
   EXPECT_NEAR(*info.optimum, -17.502132147304273, 1e-12);
-  EXPECT_NEAR(p->at(info.optimizers[0]), *info.optimum, 1e-12);
-  EXPECT_NEAR(p->at(forest_point(0.5)), 4.5025021506960945, 1e-12);
+  EXPECT_NEAR(p->f(info.optimizers[0]), *info.optimum, 1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.5)), 4.5025021506960945, 1e-12);
 }
 
 TEST(bark_suite_plugin, tree_function_small_forests_have_no_point_below_their_optimum) {
@@ -143,7 +116,7 @@ TEST(bark_suite_plugin, tree_function_small_forests_have_no_point_below_their_op
       auto p = make(name, {{"seed", seed}, {"num_trees", std::int64_t{4}}});
       const ProblemInfo info = p->problem->info();
       ASSERT_TRUE(info.optimum.has_value());
-      EXPECT_EQ(p->at(info.optimizers[0]), *info.optimum) << name << " seed " << seed;
+      EXPECT_EQ(p->f(info.optimizers[0]), *info.optimum) << name << " seed " << seed;
       EXPECT_GE(p->sampled_min(5000, static_cast<std::uint64_t>(seed)), *info.optimum)
           << name << " seed " << seed;
     }
@@ -163,16 +136,14 @@ TEST(bark_suite_plugin, tree_function_cat_exact_optimum_and_points) {
   EXPECT_NEAR(*info.optimum, kTreeFunctionCatOptimum, 1e-12);
   ASSERT_EQ(info.optimizers.size(), 1u);
   EXPECT_TRUE(s.contains(info.optimizers[0]));
-  EXPECT_NEAR(p->at(info.optimizers[0]), kTreeFunctionCatOptimum, 1e-12);
+  EXPECT_NEAR(p->f(info.optimizers[0]), kTreeFunctionCatOptimum, 1e-12);
 
-  EXPECT_NEAR(p->at(forest_point(0.5, std::vector<double>(10, 0.0))), -12.024442756889389, 1e-12);
-  EXPECT_NEAR(p->at(forest_point(0.25, std::vector<double>(10, 2.0))), -14.443420248399939,
-              1e-12);
-  EXPECT_NEAR(p->at(forest_point(0.9, std::vector<double>(10, 4.0))), -0.4874658431520762, 1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.5, std::vector<double>(10, 0.0))), -12.024442756889389, 1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.25, std::vector<double>(10, 2.0))), -14.443420248399939, 1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.9, std::vector<double>(10, 4.0))), -0.4874658431520762, 1e-12);
   // The categoricals matter (in the reference code every categorical split was degenerate).
-  EXPECT_NEAR(p->at(forest_point(0.5, std::vector<double>(10, 4.0))), -8.894079674828845, 1e-12);
-  EXPECT_NEAR(p->at(forest_point(0.5, {0, 1, 2, 3, 4, 0, 1, 2, 3, 4})), -10.678801946978648,
-              1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.5, std::vector<double>(10, 4.0))), -8.894079674828845, 1e-12);
+  EXPECT_NEAR(p->f(forest_point(0.5, {0, 1, 2, 3, 4, 0, 1, 2, 3, 4})), -10.678801946978648, 1e-12);
   EXPECT_GE(p->sampled_min(20000, 12), kTreeFunctionCatOptimum - 1e-12);
 }
 
@@ -198,12 +169,12 @@ TEST(bark_suite_plugin, discrete_ackley13_optimum_and_points) {
   ASSERT_FALSE(info.optimizers.empty());
   for (const auto& xs : info.optimizers) {
     EXPECT_TRUE(s.contains(xs));
-    EXPECT_NEAR(p->at(xs), 3.2177686376465147, 1e-12);
+    EXPECT_NEAR(p->f(xs), 3.2177686376465147, 1e-12);
   }
   Eigen::VectorXd x = Eigen::VectorXd::Ones(13);  // z = 1 everywhere: 20 (1 - e^-0.2)
-  EXPECT_NEAR(p->at(x), 3.6253849384403627, 1e-12);
+  EXPECT_NEAR(p->f(x), 3.6253849384403627, 1e-12);
   x << 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0.5, -0.25, 0.0;
-  EXPECT_NEAR(p->at(x), 3.823525923041615, 1e-12);
+  EXPECT_NEAR(p->f(x), 3.823525923041615, 1e-12);
   EXPECT_GE(p->sampled_min(20000, 13), 3.2177686376465147 - 1e-12);
 }
 
@@ -227,21 +198,21 @@ TEST(bark_suite_plugin, discrete_rosenbrock10_optimum_and_points) {
   EXPECT_NEAR(*info.optimum, 8.969896989707385, 1e-12);
   EXPECT_NEAR(*info.optimum, 8.9699, 5e-5);  // the digest's value
   ASSERT_EQ(info.optimizers.size(), 1u);
-  EXPECT_NEAR(p->at(info.optimizers[0]), 8.969896989707385, 1e-12);
+  EXPECT_NEAR(p->f(info.optimizers[0]), 8.969896989707385, 1e-12);
   // Moving any real coordinate a little raises f (a local check of optimality).
   for (Eigen::Index k = 6; k < 10; ++k) {
     for (const double h : {-1e-3, 1e-3}) {
       Eigen::VectorXd x = info.optimizers[0];
       x[k] += h;
-      EXPECT_GT(p->at(x), 8.969896989707385) << k;
+      EXPECT_GT(p->f(x), 8.969896989707385) << k;
     }
   }
-  EXPECT_EQ(p->at(Eigen::VectorXd::Zero(10)), 9.0);
+  EXPECT_EQ(p->f(Eigen::VectorXd::Zero(10)), 9.0);
   Eigen::VectorXd x(10);
   x << 1, 1, 1, 1, 1, 1, 5, 5, 5, 5;
-  EXPECT_EQ(p->at(x), 360144.0);
+  EXPECT_EQ(p->f(x), 360144.0);
   x << -1, 0, 1, 2, 0, -1, 1, -2, 3.5, 0.25;
-  EXPECT_NEAR(p->at(x), 1163111.25, 1e-6);
+  EXPECT_NEAR(p->f(x), 1163111.25, 1e-6);
   EXPECT_GE(p->sampled_min(20000, 14), 8.969896989707385);
 }
 
@@ -270,29 +241,29 @@ TEST(bark_suite_plugin, pest_control_values_at_hand_computed_schedules) {
     cycle[static_cast<std::size_t>(k)] = k % 5;
     alternate[static_cast<std::size_t>(k)] = k % 2 == 0 ? 1 : 3;
   }
-  EXPECT_NEAR(p->at(stages(none)), 23.69, 1e-12);
+  EXPECT_NEAR(p->f(stages(none)), 23.69, 1e-12);
   // 25 x 0.5 (p4 has no discount) plus 0.04 for the stages above the threshold.
-  EXPECT_NEAR(p->at(stages(all_p4)), 12.54, 1e-12);
-  EXPECT_NEAR(p->at(stages(cycle)), 17.94, 1e-12);
-  EXPECT_NEAR(p->at(stages(alternate)), 18.8784, 1e-12);
+  EXPECT_NEAR(p->f(stages(all_p4)), 12.54, 1e-12);
+  EXPECT_NEAR(p->f(stages(cycle)), 17.94, 1e-12);
+  EXPECT_NEAR(p->f(stages(alternate)), 18.8784, 1e-12);
 
   auto q = make("pest_control", {{"seed", std::int64_t{7}}});
-  EXPECT_NEAR(q->at(stages(none)), 23.58, 1e-12);
-  EXPECT_NEAR(q->at(stages(cycle)), 17.98, 1e-12);
+  EXPECT_NEAR(q->f(stages(none)), 23.58, 1e-12);
+  EXPECT_NEAR(q->f(stages(cycle)), 17.98, 1e-12);
 }
 
 TEST(bark_suite_plugin, pest_control_stochastic_mode_draws_from_the_context) {
   auto fixed = make("pest_control");
   std::vector<int> cycle(25);
   for (int k = 0; k < 25; ++k) cycle[static_cast<std::size_t>(k)] = k % 5;
-  EXPECT_EQ(fixed->at(stages(cycle)), fixed->at(stages(cycle)));
+  EXPECT_EQ(fixed->f(stages(cycle)), fixed->f(stages(cycle)));
 
   auto a = make("pest_control", {{"stochastic", true}}, 99);
   auto b = make("pest_control", {{"stochastic", true}}, 99);
   std::vector<double> va, vb;
   for (int i = 0; i < 20; ++i) {
-    va.push_back(a->at(stages(cycle)));
-    vb.push_back(b->at(stages(cycle)));
+    va.push_back(a->f(stages(cycle)));
+    vb.push_back(b->f(stages(cycle)));
   }
   EXPECT_EQ(va, vb);  // same context seed, same values
   double spread = 0.0;

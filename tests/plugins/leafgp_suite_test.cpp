@@ -22,62 +22,27 @@
 #include <arbo/sdk/error.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
+#include "problem_test_util.hpp"
+
 namespace {
 
 using namespace arbo::sdk;
 using arbo::sdk::testing::PluginUnderTest;
-using arbo::sdk::testing::TestContext;
+
+using Instance = arbo::test::ProblemInstance;
+using arbo::test::vec;
 
 const PluginUnderTest& plugin() {
-  // Loaded once per process and never unloaded, like the kernel does.
-  static const auto* p = new PluginUnderTest(ARBO_PLUGIN_DIR "/libarbo_problem_leafgp_suite.so");
-  return *p;
+  return arbo::test::problem_library("libarbo_problem_leafgp_suite.so");
 }
-
-struct Instance {
-  explicit Instance(std::uint64_t seed) : ctx(seed) {}
-  TestContext ctx;
-  ParamSet params;
-  Space no_space;
-  std::unique_ptr<Component> component;
-  Problem* problem = nullptr;
-  const HasKnownConstraints* known = nullptr;
-
-  double f(const Eigen::VectorXd& x) {
-    Evaluation e;
-    problem->evaluate(x, e);
-    EXPECT_EQ(e.constraints.size(), 0) << "LEAF-GP problems have no black-box constraints";
-    return e.objective;
-  }
-  Eigen::VectorXd g(const Eigen::VectorXd& x) const {
-    Eigen::VectorXd out;
-    known->known_values(x, out);
-    return out;
-  }
-};
 
 std::unique_ptr<Instance> make(const std::string& name,
                                const std::map<std::string, ParamValue>& raw = {}) {
-  const ComponentInfo* info = plugin().find(Kind::Problem, name);
-  if (info == nullptr) throw std::runtime_error("no problem/" + name);
-  auto inst = std::make_unique<Instance>(7);
-  inst->params = validate_params(info->params(), raw, "problem/" + name);
-  inst->component.reset(info->create(CreateArgs{inst->ctx, inst->params, inst->no_space}));
-  inst->problem = dynamic_cast<Problem*>(inst->component.get());
-  if (inst->problem == nullptr) throw std::runtime_error("not a problem");
-  inst->known = dynamic_cast<const HasKnownConstraints*>(inst->component.get());
-  return inst;
+  return arbo::test::make_problem(plugin(), name, raw);
 }
 
 std::unique_ptr<Instance> make_code_variant(const std::string& name) {
   return make(name, {{"variant", std::string("leafgp_code")}});
-}
-
-Eigen::VectorXd vec(std::initializer_list<double> v) {
-  Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
-  Eigen::Index i = 0;
-  for (double t : v) x[i++] = t;
-  return x;
 }
 
 void expect_values(const Eigen::VectorXd& got, std::initializer_list<double> want, double tol) {
@@ -191,7 +156,8 @@ class ConstraintReader {
       return a;
     }
     const std::size_t start = pos_;
-    if (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.')) {
+    if (pos_ < s_.size() &&
+        (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.')) {
       while (pos_ < s_.size() &&
              (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.')) {
         ++pos_;
@@ -283,8 +249,8 @@ void expect_all_real(const Space& s) {
 TEST(leafgp_suite, loads_the_eleven_problems) {
   ASSERT_TRUE(plugin().compatible()) << plugin().header_error();
   EXPECT_EQ(plugin().components().size(), 11u);
-  for (const char* name : {"rastrigin10", "schwefel10", "styblinski_tang10", "g1", "g3", "g4",
-                           "g6", "g7", "g10", "alkylation", "pressure_vessel"}) {
+  for (const char* name : {"rastrigin10", "schwefel10", "styblinski_tang10", "g1", "g3", "g4", "g6",
+                           "g7", "g10", "alkylation", "pressure_vessel"}) {
     EXPECT_NE(plugin().find(Kind::Problem, name), nullptr) << name;
   }
   // Hartmann 6-D lives in the builtin library; a second copy would clash with its id.
@@ -299,8 +265,9 @@ TEST(leafgp_suite, table2_dimensions_and_constraint_counts) {
   };
   // Alkylation: the paper lists 0 linear inequalities, but g5-g10 are linear as written
   // (and g13, g14 once c = (x1 + a)/x0 is multiplied by x0), so this suite counts 8.
-  const Row rows[] = {{"g1", 13, 9, 9, 0},        {"g3", 5, 0, 0, 1},  {"g4", 5, 6, 0, 0},
-                      {"g6", 2, 2, 0, 0},         {"g7", 10, 8, 3, 0}, {"g10", 8, 6, 3, 0},
+  const Row rows[] = {{"g1", 13, 9, 9, 0},         {"g3", 5, 0, 0, 1},
+                      {"g4", 5, 6, 0, 0},          {"g6", 2, 2, 0, 0},
+                      {"g7", 10, 8, 3, 0},         {"g10", 8, 6, 3, 0},
                       {"alkylation", 7, 14, 8, 0}, {"pressure_vessel", 4, 3, 2, 0}};
   for (const Row& row : rows) {
     SCOPED_TRACE(row.name);
@@ -335,8 +302,7 @@ TEST(leafgp_suite, constraint_strings_equal_known_values) {
   // 300 uniform points per problem (and variant): the string, read by the independent reader
   // above, gives the same g_k as known_values, up to rounding of the terms.
   std::vector<std::unique_ptr<Instance>> all;
-  for (const char* name : {"g1", "g3", "g4", "g6", "g7", "g10", "alkylation",
-                           "pressure_vessel"}) {
+  for (const char* name : {"g1", "g3", "g4", "g6", "g7", "g10", "alkylation", "pressure_vessel"}) {
     all.push_back(make(name));
   }
   all.push_back(make_code_variant("g1"));
@@ -425,8 +391,19 @@ TEST(leafgp_suite, styblinski_tang10) {
 
 TEST(leafgp_suite, g1) {
   auto p = make("g1");
-  expect_box(p->problem->space(), {{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1},
-                                   {0, 1}, {0, 1}, {0, 100}, {0, 100}, {0, 100}, {0, 1}});
+  expect_box(p->problem->space(), {{0, 1},
+                                   {0, 1},
+                                   {0, 1},
+                                   {0, 1},
+                                   {0, 1},
+                                   {0, 1},
+                                   {0, 1},
+                                   {0, 1},
+                                   {0, 1},
+                                   {0, 100},
+                                   {0, 100},
+                                   {0, 100},
+                                   {0, 1}});
   expect_all_real(p->problem->space());
   const Eigen::VectorXd xs = declared_optimizer(*p, -15.0, false);
   EXPECT_EQ(xs, vec({1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 1}));
@@ -489,18 +466,13 @@ TEST(leafgp_suite, g4_feasible_fraction_is_27_not_52_percent) {
   // 10^6 uniform samples, gives 26.93 %; with the older 0.00026 coefficient it gives 52.04 %.
   // 200000 samples: standard error 0.1 %, so +-1 % cannot fail by chance.
   auto p = make("g4");
-  const Space& s = p->problem->space();
-  std::mt19937_64 rng(2024);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
   const int n = 200000;
   int feasible = 0;
-  Eigen::VectorXd u(5), x(5), g;
-  for (int i = 0; i < n; ++i) {
-    for (Eigen::Index j = 0; j < 5; ++j) u[j] = unit(rng);
-    s.from_unit(u, x);
+  Eigen::VectorXd g;
+  arbo::test::for_uniform_points(p->space(), n, 2024, [&](const Eigen::VectorXd& x) {
     p->known->known_values(x, g);
     if (g.maxCoeff() <= 0.0) ++feasible;
-  }
+  });
   const double rho = static_cast<double>(feasible) / n;
   EXPECT_NEAR(rho, 0.2697, 0.01);
   EXPECT_GT(std::abs(rho - 0.52123), 0.2);
@@ -512,8 +484,8 @@ TEST(leafgp_suite, g6) {
   const Eigen::VectorXd xs = declared_optimizer(*p, -6961.813875580138, false);
   EXPECT_NEAR(xs[0], 14.095, 1e-15);
   EXPECT_NEAR(xs[1], 0.8429607892154795668, 1e-14);  // CEC 2006
-  EXPECT_NEAR(p->f(xs), -6961.81387558015, 1e-8);     // CEC 2006
-  EXPECT_NEAR(p->f(xs), -6961.81388, 1e-5);           // the digest's value
+  EXPECT_NEAR(p->f(xs), -6961.81387558015, 1e-8);    // CEC 2006
+  EXPECT_NEAR(p->f(xs), -6961.81388, 1e-5);          // the digest's value
   expect_known_feasible(*p, xs);
   expect_values(p->g(xs), {0, 0}, 1e-12);
   // The digest's rounded optimizer (14.095, 0.84296) is 6.6e-6 outside the second circle,
@@ -544,8 +516,14 @@ TEST(leafgp_suite, g7) {
 
 TEST(leafgp_suite, g10) {
   auto p = make("g10");
-  expect_box(p->problem->space(), {{100, 10000}, {1000, 10000}, {1000, 10000}, {10, 1000},
-                                   {10, 1000}, {10, 1000}, {10, 1000}, {10, 1000}});
+  expect_box(p->problem->space(), {{100, 10000},
+                                   {1000, 10000},
+                                   {1000, 10000},
+                                   {10, 1000},
+                                   {10, 1000},
+                                   {10, 1000},
+                                   {10, 1000},
+                                   {10, 1000}});
   const Eigen::VectorXd xs = declared_optimizer(*p, 7049.24802052867, true);
   EXPECT_NEAR(p->f(xs), 7049.248020528668, 1e-8);
   EXPECT_NEAR(p->f(xs), 7049.248, 1e-3);  // the digest's value
@@ -559,8 +537,8 @@ TEST(leafgp_suite, g10) {
 
 TEST(leafgp_suite, alkylation) {
   auto p = make("alkylation");
-  expect_box(p->problem->space(), {{0, 2000}, {0, 16000}, {0, 120}, {0, 5000}, {90, 95},
-                                   {0.01, 4}, {145, 162}});
+  expect_box(p->problem->space(),
+             {{0, 2000}, {0, 16000}, {0, 120}, {0, 5000}, {90, 95}, {0.01, 4}, {145, 162}});
   expect_all_real(p->problem->space());
   // No published optimum (the paper gives none): best of 300 SLSQP multistarts, confirmed by a
   // 1-D search on the active set. The declared point sits 1e-8 inside each active constraint.
@@ -576,9 +554,9 @@ TEST(leafgp_suite, alkylation) {
   const Eigen::VectorXd mid = vec({1000, 8000, 60, 2500, 92.5, 2.005, 153.5});
   EXPECT_NEAR(p->f(mid), -1760.75, 1e-9);
   expect_values(p->g(mid),
-                {705403.1749999998, -755655.7002525255, -158705410062.5, 37824845037.24707,
-                 0.0615, -0.48477777777777575, 7.465, -10.550505050505052, 50, -2050,
-                 -166162.5, -353937.5, -1950, -7050},
+                {705403.1749999998, -755655.7002525255, -158705410062.5, 37824845037.24707, 0.0615,
+                 -0.48477777777777575, 7.465, -10.550505050505052, 50, -2050, -166162.5, -353937.5,
+                 -1950, -7050},
                 1e-9);
 }
 
@@ -672,8 +650,8 @@ TEST(leafgp_suite, rejects_points_of_the_wrong_length) {
 TEST(leafgp_suite, rejects_an_unknown_variant) {
   const ComponentInfo* info = plugin().find(Kind::Problem, "g1");
   ASSERT_NE(info, nullptr);
-  EXPECT_ANY_THROW(validate_params(info->params(), {{"variant", std::string("hedar")}},
-                                   "problem/g1"));
+  EXPECT_ANY_THROW(
+      validate_params(info->params(), {{"variant", std::string("hedar")}}, "problem/g1"));
 }
 
 }  // namespace

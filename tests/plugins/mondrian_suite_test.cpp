@@ -27,53 +27,26 @@
 #include <arbo/sdk/error.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
+#include "problem_test_util.hpp"
+
 namespace {
 
 using namespace arbo::sdk;
 using arbo::sdk::testing::PluginUnderTest;
-using arbo::sdk::testing::TestContext;
 
 constexpr double kPi = std::numbers::pi;
 
+using Instance = arbo::test::ProblemInstance;
+using arbo::test::Estimate;
+using arbo::test::feasible_fraction;
+
 const PluginUnderTest& plugin() {
-  // Loaded once per process and never unloaded, like the kernel does.
-  static const auto* p = new PluginUnderTest(ARBO_PLUGIN_DIR "/libarbo_problem_mondrian_suite.so");
-  return *p;
+  return arbo::test::problem_library("libarbo_problem_mondrian_suite.so");
 }
-
-// A problem with everything its CreateArgs refer to; the component is destroyed first.
-struct Instance {
-  explicit Instance(std::uint64_t seed) : ctx(seed) {}
-  TestContext ctx;
-  ParamSet params;
-  Space no_space;
-  std::unique_ptr<Component> component;
-  Problem* problem = nullptr;
-
-  Evaluation at(const Eigen::VectorXd& x) {
-    Evaluation e;
-    problem->evaluate(x, e);
-    return e;
-  }
-  Evaluation at(std::initializer_list<double> values) {
-    Eigen::VectorXd x(static_cast<Eigen::Index>(values.size()));
-    Eigen::Index i = 0;
-    for (double v : values) x[i++] = v;
-    return at(x);
-  }
-  const Space& space() const { return problem->space(); }
-};
 
 std::unique_ptr<Instance> make(const std::string& name,
                                const std::map<std::string, ParamValue>& raw = {}) {
-  const ComponentInfo* info = plugin().find(Kind::Problem, name);
-  if (info == nullptr) throw std::runtime_error("no problem/" + name);
-  auto inst = std::make_unique<Instance>(7);
-  inst->params = validate_params(info->params(), raw, "problem/" + name);
-  inst->component.reset(info->create(CreateArgs{inst->ctx, inst->params, inst->no_space}));
-  inst->problem = dynamic_cast<Problem*>(inst->component.get());
-  if (inst->problem == nullptr) throw std::runtime_error("not a problem");
-  return inst;
+  return arbo::test::make_problem(plugin(), name, raw);
 }
 
 Eigen::VectorXd constant(Eigen::Index d, double v) { return Eigen::VectorXd::Constant(d, v); }
@@ -98,30 +71,6 @@ void expect_optimum(Instance& p, double f_star, const Eigen::VectorXd& x_star, d
   for (Eigen::Index j = 0; j < e.constraints.size(); ++j) {
     EXPECT_LE(e.constraints[j], feas_tol) << "constraint " << j;
   }
-}
-
-struct Estimate {
-  double rho;
-  double se;
-};
-
-// Fraction of `n` uniform points of the space (fixed seed) at which every constraint is <= 0.
-Estimate feasible_fraction(Instance& p, int n, std::uint64_t seed = 20220831) {
-  const Space& s = p.space();
-  const auto d = static_cast<Eigen::Index>(s.size());
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  Eigen::VectorXd u(d), x(d);
-  Evaluation e;
-  long feasible = 0;
-  for (int k = 0; k < n; ++k) {
-    for (Eigen::Index i = 0; i < d; ++i) u[i] = unit(rng);
-    s.from_unit(u, x);
-    p.problem->evaluate(x, e);
-    if ((e.constraints.array() <= 0.0).all()) ++feasible;
-  }
-  const double rho = static_cast<double>(feasible) / n;
-  return {rho, std::sqrt(rho * (1.0 - rho) / n)};
 }
 
 // 5 standard errors of (our estimate - the thesis's 10^6-sample estimate).

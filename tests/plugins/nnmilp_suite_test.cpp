@@ -20,63 +20,29 @@
 #include <arbo/sdk/error.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
+#include "problem_test_util.hpp"
+
 namespace {
 
 using namespace arbo::sdk;
 using arbo::sdk::testing::PluginUnderTest;
-using arbo::sdk::testing::TestContext;
+
+using Instance = arbo::test::ProblemInstance;
+using arbo::test::vec;
 
 const PluginUnderTest& plugin() {
-  static const auto* p = new PluginUnderTest(ARBO_PLUGIN_DIR "/libarbo_problem_nnmilp_suite.so");
-  return *p;
+  return arbo::test::problem_library("libarbo_problem_nnmilp_suite.so");
 }
-
-struct Instance {
-  explicit Instance(std::uint64_t seed) : ctx(seed) {}
-  TestContext ctx;
-  ParamSet params;
-  Space no_space;
-  std::unique_ptr<Component> component;
-  Problem* problem = nullptr;
-  const HasKnownConstraints* known = nullptr;
-
-  double at(const Eigen::VectorXd& x) {
-    Evaluation e;
-    problem->evaluate(x, e);
-    EXPECT_EQ(e.constraints.size(), 0);
-    return e.objective;
-  }
-  Eigen::VectorXd g(const Eigen::VectorXd& x) const {
-    Eigen::VectorXd out;
-    known->known_values(x, out);
-    return out;
-  }
-};
 
 std::unique_ptr<Instance> make(const std::string& name,
                                const std::map<std::string, ParamValue>& raw = {}) {
-  const ComponentInfo* info = plugin().find(Kind::Problem, name);
-  if (info == nullptr) throw std::runtime_error("no problem/" + name);
-  auto inst = std::make_unique<Instance>(7);
-  inst->params = validate_params(info->params(), raw, "problem/" + name);
-  inst->component.reset(info->create(CreateArgs{inst->ctx, inst->params, inst->no_space}));
-  inst->problem = dynamic_cast<Problem*>(inst->component.get());
-  inst->known = dynamic_cast<const HasKnownConstraints*>(inst->component.get());
-  if (inst->problem == nullptr) throw std::runtime_error("not a problem");
-  return inst;
+  return arbo::test::make_problem(plugin(), name, raw);
 }
 
-Eigen::VectorXd vec(const std::vector<int>& v) {
-  Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
-  for (std::size_t i = 0; i < v.size(); ++i) x[static_cast<Eigen::Index>(i)] = v[i];
-  return x;
-}
-
-const char* const kBbobNames[] = {"bbob_sphere",          "bbob_ellipsoid_separable",
-                                  "bbob_attractive_sector", "bbob_step_ellipsoid",
-                                  "bbob_discus",          "bbob_bent_cigar",
-                                  "bbob_weierstrass",     "bbob_schaffers_f7",
-                                  "bbob_schwefel",        "bbob_gallagher_21me"};
+const char* const kBbobNames[] = {
+    "bbob_sphere",   "bbob_ellipsoid_separable", "bbob_attractive_sector", "bbob_step_ellipsoid",
+    "bbob_discus",   "bbob_bent_cigar",          "bbob_weierstrass",       "bbob_schaffers_f7",
+    "bbob_schwefel", "bbob_gallagher_21me"};
 
 TEST(nnmilp_suite_plugin, loads_all_thirteen_problems) {
   ASSERT_TRUE(plugin().compatible()) << plugin().header_error();
@@ -84,7 +50,8 @@ TEST(nnmilp_suite_plugin, loads_all_thirteen_problems) {
   for (const char* name : {"random_mlp", "ising100", "ising200"}) {
     EXPECT_NE(plugin().find(Kind::Problem, name), nullptr) << name;
   }
-  for (const char* name : kBbobNames) EXPECT_NE(plugin().find(Kind::Problem, name), nullptr) << name;
+  for (const char* name : kBbobNames)
+    EXPECT_NE(plugin().find(Kind::Problem, name), nullptr) << name;
 }
 
 TEST(nnmilp_suite_plugin, random_mlp_values) {
@@ -104,23 +71,24 @@ TEST(nnmilp_suite_plugin, random_mlp_values) {
 
   std::vector<int> cycle(25);
   for (int i = 0; i < 25; ++i) cycle[static_cast<std::size_t>(i)] = i % 5;
-  EXPECT_NEAR(p->at(Eigen::VectorXd::Zero(25)), -0.4016076640582835, 1e-12);
-  EXPECT_NEAR(p->at(vec(cycle)), -0.04039987121774764, 1e-12);
+  EXPECT_NEAR(p->f(Eigen::VectorXd::Zero(25)), -0.4016076640582835, 1e-12);
+  EXPECT_NEAR(p->f(vec(cycle)), -0.04039987121774764, 1e-12);
   auto q = make("random_mlp", {{"seed", std::int64_t{13}}});
-  EXPECT_NEAR(q->at(Eigen::VectorXd::Constant(25, 4.0)), 0.0045077214192197155, 1e-12);
+  EXPECT_NEAR(q->f(Eigen::VectorXd::Constant(25, 4.0)), 0.0045077214192197155, 1e-12);
 }
 
 struct BbobReference {
   const char* name;
-  double optimum;             // normalized f* on the grid
-  std::vector<int> optimizer; // level indices
-  double ascending;           // at levels 0, 1, ..., 9
-  double mixed;               // at levels 9, 5, 4, 6, 4, 5, 3, 4, 5, 4
+  double optimum;              // normalized f* on the grid
+  std::vector<int> optimizer;  // level indices
+  double ascending;            // at levels 0, 1, ..., 9
+  double mixed;                // at levels 9, 5, 4, 6, 4, 5, 3, 4, 5, 4
 };
 
 // The Python reference (MAD over the same 30 points: sphere 18.364197530864210, ellipsoid
 // 5205012.718765138, attractive sector 78494.0502765559, ..., gallagher 0.3478564460464).
 const std::vector<BbobReference>& bbob_references() {
+  // clang-format off
   static const std::vector<BbobReference> refs = {
       {"bbob_sphere", 0.0, {4, 4, 4, 4, 4, 4, 4, 4, 4, 4}, 5.529411764705879, 1.7142857142857133},
       {"bbob_ellipsoid_separable", 0.0, {4, 4, 4, 4, 4, 4, 4, 4, 4, 4}, 5.390708442942114,
@@ -142,6 +110,7 @@ const std::vector<BbobReference>& bbob_references() {
       {"bbob_gallagher_21me", 0.0, {4, 4, 4, 4, 4, 4, 4, 4, 4, 4}, 245.45121125610945,
        163.74455457987816},
   };
+  // clang-format on
   return refs;
 }
 
@@ -157,9 +126,9 @@ TEST(nnmilp_suite_plugin, bbob_grid_space) {
   }
   // Sphere at level k everywhere is 10 v_k^2 / MAD, MAD = 18.364197530864210: v_4 = 0 (the
   // tie of -0.5556 and +0.5556 broken towards the lower index), v_9 = 5.
-  EXPECT_NEAR(p->at(Eigen::VectorXd::Constant(10, 9.0)), 250.0 / 18.36419753086421, 1e-12);
-  EXPECT_NEAR(p->at(Eigen::VectorXd::Constant(10, 5.0)), 10.0 * (5.0 / 9.0) * (5.0 / 9.0) / 18.36419753086421,
-              1e-12);
+  EXPECT_NEAR(p->f(Eigen::VectorXd::Constant(10, 9.0)), 250.0 / 18.36419753086421, 1e-12);
+  EXPECT_NEAR(p->f(Eigen::VectorXd::Constant(10, 5.0)),
+              10.0 * (5.0 / 9.0) * (5.0 / 9.0) / 18.36419753086421, 1e-12);
 }
 
 TEST(nnmilp_suite_plugin, bbob_optima_and_points) {
@@ -173,9 +142,9 @@ TEST(nnmilp_suite_plugin, bbob_optima_and_points) {
     EXPECT_NEAR(*info.optimum, ref.optimum, 1e-12 * std::max(1.0, std::abs(ref.optimum)));
     ASSERT_EQ(info.optimizers.size(), 1u);
     EXPECT_EQ(info.optimizers[0], vec(ref.optimizer));
-    EXPECT_NEAR(p->at(vec(ref.optimizer)), ref.optimum, 1e-12);
-    EXPECT_NEAR(p->at(vec({0, 1, 2, 3, 4, 5, 6, 7, 8, 9})), ref.ascending, 1e-10 * ref.ascending);
-    EXPECT_NEAR(p->at(vec({9, 5, 4, 6, 4, 5, 3, 4, 5, 4})), ref.mixed, 1e-10 * ref.mixed);
+    EXPECT_NEAR(p->f(vec(ref.optimizer)), ref.optimum, 1e-12);
+    EXPECT_NEAR(p->f(vec({0, 1, 2, 3, 4, 5, 6, 7, 8, 9})), ref.ascending, 1e-10 * ref.ascending);
+    EXPECT_NEAR(p->f(vec({9, 5, 4, 6, 4, 5, 3, 4, 5, 4})), ref.mixed, 1e-10 * ref.mixed);
     // No grid point beats the exact optimum.
     std::mt19937_64 rng(42);
     std::uniform_int_distribution<int> level(0, 9);
@@ -183,7 +152,7 @@ TEST(nnmilp_suite_plugin, bbob_optima_and_points) {
     double best = std::numeric_limits<double>::infinity();
     for (int n = 0; n < 20000; ++n) {
       for (Eigen::Index i = 0; i < 10; ++i) x[i] = level(rng);
-      best = std::min(best, p->at(x));
+      best = std::min(best, p->f(x));
     }
     EXPECT_GE(best, ref.optimum - 1e-12);
   }
@@ -234,7 +203,8 @@ TEST(nnmilp_suite_plugin, ising_constraint_strings_equal_known_values) {
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     for (int trial = 0; trial < 50; ++trial) {
       Eigen::VectorXd x(n);
-      for (Eigen::Index i = 0; i < n; ++i) x[i] = trial % 2 == 0 ? std::round(unit(rng)) : unit(rng);
+      for (Eigen::Index i = 0; i < n; ++i)
+        x[i] = trial % 2 == 0 ? std::round(unit(rng)) : unit(rng);
       const Eigen::VectorXd g = p->g(x);
       ASSERT_EQ(g.size(), n / 10);
       for (std::size_t k = 0; k < specs.size(); ++k) {
@@ -265,25 +235,25 @@ TEST(nnmilp_suite_plugin, ising_values_and_feasibility) {
   EXPECT_FALSE(info.optimum.has_value());
 
   const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(100), ones = Eigen::VectorXd::Ones(100);
-  EXPECT_NEAR(p->at(zeros), 15.754636316173546, 1e-10);
-  EXPECT_NEAR(p->at(ones), 76.30138816060136, 1e-10);
-  EXPECT_NEAR(p->at(vec(balanced(100))), 20.291431745266543, 1e-10);
+  EXPECT_NEAR(p->f(zeros), 15.754636316173546, 1e-10);
+  EXPECT_NEAR(p->f(ones), 76.30138816060136, 1e-10);
+  EXPECT_NEAR(p->f(vec(balanced(100))), 20.291431745266543, 1e-10);
   for (const Eigen::VectorXd& x : {zeros, ones, vec(balanced(100))}) {
     EXPECT_EQ(p->g(x), Eigen::VectorXd::Zero(10));
   }
   std::vector<int> alternate(100);
   for (int i = 0; i < 100; ++i) alternate[static_cast<std::size_t>(i)] = i % 2;
-  EXPECT_NEAR(p->at(vec(alternate)), 29.79871487174005, 1e-10);
+  EXPECT_NEAR(p->f(vec(alternate)), 29.79871487174005, 1e-10);
   // Blocks 0,1,0,1,0 | 1,0,1,0,1: 2 - 3 in every pair.
   EXPECT_EQ(p->g(vec(alternate)), Eigen::VectorXd::Constant(10, -1.0));
 
   auto q = make("ising200");
-  EXPECT_NEAR(q->at(Eigen::VectorXd::Zero(200)), -4.025785665136073, 1e-10);
-  EXPECT_NEAR(q->at(vec(balanced(200))), -122.65331761995526, 1e-10);
+  EXPECT_NEAR(q->f(Eigen::VectorXd::Zero(200)), -4.025785665136073, 1e-10);
+  EXPECT_NEAR(q->f(vec(balanced(200))), -122.65331761995526, 1e-10);
   EXPECT_EQ(q->g(vec(balanced(200))), Eigen::VectorXd::Zero(20));
 
   auto r = make("ising100", {{"seed", std::int64_t{3}}});
-  EXPECT_NEAR(r->at(vec(balanced(100))), 121.8482277252418, 1e-10);
+  EXPECT_NEAR(r->f(vec(balanced(100))), 121.8482277252418, 1e-10);
 }
 
 TEST(nnmilp_suite_plugin, ising_feasible_fraction) {

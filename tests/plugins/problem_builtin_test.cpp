@@ -13,46 +13,23 @@
 #include <arbo/sdk/error.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
+#include "problem_test_util.hpp"
+
 namespace {
 
 using namespace arbo::sdk;
 using arbo::sdk::testing::PluginUnderTest;
-using arbo::sdk::testing::TestContext;
+
+using Instance = arbo::test::ProblemInstance;
 
 const PluginUnderTest& plugin() {
-  // Loaded once per process and never unloaded, like the kernel does.
-  static const auto* p = new PluginUnderTest(ARBO_PLUGIN_DIR "/libarbo_problem_builtin.so");
-  return *p;
+  return arbo::test::problem_library("libarbo_problem_builtin.so");
 }
-
-// A problem with everything its CreateArgs refer to; the component is destroyed first.
-struct Instance {
-  explicit Instance(std::uint64_t seed) : ctx(seed) {}
-  TestContext ctx;
-  ParamSet params;
-  Space no_space;
-  std::unique_ptr<Component> component;
-  Problem* problem = nullptr;
-
-  Evaluation at(double a, double b) { return at(Eigen::Vector2d(a, b)); }
-  Evaluation at(const Eigen::VectorXd& x) {
-    Evaluation e;
-    problem->evaluate(x, e);
-    return e;
-  }
-};
 
 std::unique_ptr<Instance> make(const std::string& name,
                                const std::map<std::string, ParamValue>& raw = {},
                                std::uint64_t seed = 7) {
-  const ComponentInfo* info = plugin().find(Kind::Problem, name);
-  if (info == nullptr) throw std::runtime_error("no problem/" + name);
-  auto inst = std::make_unique<Instance>(seed);
-  inst->params = validate_params(info->params(), raw, "problem/" + name);
-  inst->component.reset(info->create(CreateArgs{inst->ctx, inst->params, inst->no_space}));
-  inst->problem = dynamic_cast<Problem*>(inst->component.get());
-  if (inst->problem == nullptr) throw std::runtime_error("not a problem");
-  return inst;
+  return arbo::test::make_problem(plugin(), name, raw, seed);
 }
 
 constexpr double kPi = std::numbers::pi;
@@ -127,20 +104,7 @@ TEST(problem_builtin_plugin, branin_constrained_feasible_fraction) {
   // 50 pi / 225 = 69.81%; the thesis reports 69.88% (a Monte Carlo estimate). With 200k
   // samples the standard error is 0.1%, so +-0.5% cannot fail by chance.
   auto b = make("branin_constrained");
-  const Space& s = b->problem->space();
-  std::mt19937_64 rng(2024);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  const int n = 200000;
-  int feasible = 0;
-  Eigen::VectorXd u(2), x(2);
-  Evaluation e;
-  for (int i = 0; i < n; ++i) {
-    u << unit(rng), unit(rng);
-    s.from_unit(u, x);
-    b->problem->evaluate(x, e);
-    if (e.constraints[0] <= 0.0) ++feasible;
-  }
-  const double rho = static_cast<double>(feasible) / n;
+  const double rho = arbo::test::feasible_fraction(*b, 200000, 2024).rho;
   EXPECT_NEAR(rho, 50.0 * kPi / 225.0, 0.005);
   EXPECT_NEAR(rho, 0.6988, 0.005);
 }

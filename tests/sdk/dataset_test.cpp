@@ -4,16 +4,12 @@
 
 #include "arbo/sdk/dataset.hpp"
 #include "arbo/sdk/error.hpp"
+#include "common/vectors.hpp"
 
 namespace arbo::sdk {
 namespace {
 
-Eigen::VectorXd vec(std::initializer_list<double> v) {
-  Eigen::VectorXd out(static_cast<Eigen::Index>(v.size()));
-  Eigen::Index i = 0;
-  for (double d : v) out[i++] = d;
-  return out;
-}
+using arbo::test::vec;
 
 TEST(Dataset, ResetAndAppend) {
   Dataset d;

@@ -8,16 +8,12 @@
 
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/space.hpp"
+#include "common/vectors.hpp"
 
 namespace arbo::sdk {
 namespace {
 
-Eigen::VectorXd vec(std::initializer_list<double> v) {
-  Eigen::VectorXd out(static_cast<Eigen::Index>(v.size()));
-  Eigen::Index i = 0;
-  for (double d : v) out[i++] = d;
-  return out;
-}
+using arbo::test::vec;
 
 // Builds a space and returns the InvalidArgument message; fails the test if it builds.
 std::string space_error(std::vector<Parameter> params) {

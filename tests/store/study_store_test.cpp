@@ -17,6 +17,7 @@
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/study_store.hpp"
+#include "common/vectors.hpp"
 
 namespace arbo::kernel {
 namespace {
@@ -63,12 +64,7 @@ std::string study_error(F&& f) {
   return {};
 }
 
-Eigen::VectorXd vec(std::initializer_list<double> v) {
-  Eigen::VectorXd out(static_cast<Eigen::Index>(v.size()));
-  Eigen::Index i = 0;
-  for (double d : v) out[i++] = d;
-  return out;
-}
+using arbo::test::vec;
 
 Observation pending_obs(double seed) {
   Observation o;

@@ -9,8 +9,8 @@
 #include <optional>
 #include <random>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include "arbo/kernel/context.hpp"
@@ -58,16 +58,16 @@ std::unique_ptr<LoadedProblem> load_problem(const kernel::PluginRegistry& regist
   auto lp = std::make_unique<LoadedProblem>();
   lp->entry = &e;
   lp->context = std::make_unique<kernel::KernelContext>(e.id, std::move(logger), nullptr);
-  const sdk::ParamSet params = kernel::guarded_call(e.id, "params", [&] {
-    return sdk::validate_params(e.info.params(), {}, e.id);
-  });
+  const sdk::ParamSet params = kernel::guarded_call(
+      e.id, "params", [&] { return sdk::validate_params(e.info.params(), {}, e.id); });
   const sdk::Space empty;
   const sdk::CreateArgs args{*lp->context, params, empty};
   lp->problem = registry.create_as<sdk::Problem>(e, args);
-  if (!lp->problem) throw kernel::PluginError(fmt::format("[{}] create() returned the wrong kind", e.id));
+  if (!lp->problem)
+    throw kernel::PluginError(fmt::format("[{}] create() returned the wrong kind", e.id));
   lp->space = kernel::guarded_call(e.id, "space", [&] { return lp->problem->space(); });
-  lp->constraint_names =
-      kernel::guarded_call(e.id, "constraint_names", [&] { return lp->problem->constraint_names(); });
+  lp->constraint_names = kernel::guarded_call(e.id, "constraint_names",
+                                              [&] { return lp->problem->constraint_names(); });
   lp->info = kernel::guarded_call(e.id, "info", [&] { return lp->problem->info(); });
   lp->known_iface = dynamic_cast<const sdk::HasKnownConstraints*>(lp->problem.get());
   if (lp->known_iface != nullptr) {
@@ -105,7 +105,8 @@ ojson params_json(const sdk::Space& space, const Eigen::VectorXd& x) {
   const auto values = space.decode(x);
   ojson j = ojson::object();
   for (std::size_t i = 0; i < space.size(); ++i) {
-    if (!std::holds_alternative<std::monostate>(values[i])) j[space[i].name] = value_json(values[i]);
+    if (!std::holds_alternative<std::monostate>(values[i]))
+      j[space[i].name] = value_json(values[i]);
   }
   return j;
 }
@@ -194,7 +195,8 @@ ojson problem_json(const LoadedProblem& lp) {
   j["optimum_is_best_known"] = lp.info.optimum_is_best_known;
   ojson opt = ojson::array();
   for (const auto& x : lp.info.optimizers) {
-    if (static_cast<std::size_t>(x.size()) == lp.space.size()) opt.push_back(params_json(lp.space, x));
+    if (static_cast<std::size_t>(x.size()) == lp.space.size())
+      opt.push_back(params_json(lp.space, x));
   }
   j["optimizers"] = opt;
   j["constraints"] = lp.constraint_names;
@@ -248,8 +250,9 @@ Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& par
       std::vector<std::string> names;
       for (const auto& p : space.parameters()) names.push_back(p.name);
       const std::string hint = sdk::nearest_name(name, names);
-      throw sdk::InvalidArgument(fmt::format("unknown parameter '{}'{}", name,
-                                             hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+      throw sdk::InvalidArgument(
+          fmt::format("unknown parameter '{}'{}", name,
+                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
     }
   }
   std::vector<sdk::Value> values(space.size());
@@ -273,9 +276,9 @@ const kernel::ComponentEntry& find_problem(const kernel::PluginRegistry& registr
   const kernel::ComponentEntry* e = registry.find(sdk::Kind::Problem, name);
   if (e == nullptr) {
     const std::string hint = sdk::nearest_name(name, registry.names(sdk::Kind::Problem));
-    throw kernel::ConfigError(fmt::format(
-        "no problem called '{}' is loaded{}; 'arbo problems' lists them", name,
-        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+    throw kernel::ConfigError(
+        fmt::format("no problem called '{}' is loaded{}; 'arbo problems' lists them", name,
+                    hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
   }
   return *e;
 }
@@ -289,20 +292,15 @@ int cmd_problems(const std::vector<std::string>& args, const Globals& g) {
       "json", po::bool_switch(&as_json),
       "print a JSON array with each problem's full space, constraints and optimum");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kernel::kExitOk;
-  }
+  if (!parse_args(args, opts, {}, vm)) return kernel::kExitOk;
   kernel::PluginRegistry registry = load_registry(g);
   auto logger = kernel::make_logger("arbo", "", g.verbose);
   ojson all = ojson::array();
   bool any_failed = false;
   if (!as_json) {
     std::cout << fmt::format("{:<28} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>5} {:>12} {:<3}  {}\n",
-                             "problem", "dim", "real", "int", "cat", "bin", "bbox", "known",
-                             "f*", "dir", "summary");
+                             "problem", "dim", "real", "int", "cat", "bin", "bbox", "known", "f*",
+                             "dir", "summary");
   }
   bool any_best_known = false;
   for (const kernel::ComponentEntry* e : problem_entries(registry)) {
@@ -313,7 +311,8 @@ int cmd_problems(const std::vector<std::string>& args, const Globals& g) {
       // One broken problem must not hide the others; the exit code still reports it.
       any_failed = true;
       std::cerr << fmt::format("arbo: error: {}\n", err.what());
-      if (as_json) all.push_back(ojson{{"id", e->id}, {"name", e->info.name}, {"error", err.what()}});
+      if (as_json)
+        all.push_back(ojson{{"id", e->id}, {"name", e->info.name}, {"error", err.what()}});
       continue;
     }
     if (as_json) {
@@ -355,20 +354,16 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       "standard deviation of Gaussian noise added to the objective (default 0)")(
       "seed", po::value(&seed),
       "seed of the noise: the n-th input line gets the noise of observation n of a study with "
-      "this seed (default 0)")("action", po::value(&action), "eval")(
-      "name", po::value(&name), "problem component name");
-  po::positional_options_description pos;
-  pos.add("action", 1).add("name", 1);
+      "this seed (default 0)")("action", po::value(&action), "eval")("name", po::value(&name),
+                                                                     "problem component name");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
+  if (!parse_args(args, opts, {optional_arg("action"), optional_arg("name")}, vm)) {
     return kernel::kExitOk;
   }
   if (action != "eval") {
-    throw po::error(action.empty() ? "expected 'eval NAME'"
-                                   : fmt::format("unknown action '{}'; expected 'eval NAME'", action));
+    throw po::error(action.empty()
+                        ? "expected 'eval NAME'"
+                        : fmt::format("unknown action '{}'; expected 'eval NAME'", action));
   }
   if (name.empty()) throw po::error("missing problem NAME");
   if (!(noise >= 0.0) || !std::isfinite(noise)) {
@@ -405,14 +400,14 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       lp->context->reseed(seed, n, kProblemSalt);
       kernel::guarded_call(entry.id, "evaluate", [&] { lp->problem->evaluate(x, eval); });
       if (!std::isfinite(eval.objective)) {
-        throw sdk::InvalidArgument(fmt::format("[{}] evaluate() returned a non-finite objective ({})",
-                                               entry.id, eval.objective));
+        throw sdk::InvalidArgument(fmt::format(
+            "[{}] evaluate() returned a non-finite objective ({})", entry.id, eval.objective));
       }
       if (static_cast<std::size_t>(eval.constraints.size()) != lp->constraint_names.size()) {
-        throw sdk::InvalidArgument(fmt::format("[{}] evaluate() returned {} constraint values for {} "
-                                               "constraints",
-                                               entry.id, eval.constraints.size(),
-                                               lp->constraint_names.size()));
+        throw sdk::InvalidArgument(
+            fmt::format("[{}] evaluate() returned {} constraint values for {} "
+                        "constraints",
+                        entry.id, eval.constraints.size(), lp->constraint_names.size()));
       }
       if (!eval.constraints.allFinite()) {
         throw sdk::InvalidArgument(
@@ -433,9 +428,10 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
         kernel::guarded_call(entry.id, "known_values",
                              [&] { lp->known_iface->known_values(x, known_values); });
         if (static_cast<std::size_t>(known_values.size()) != lp->known.size()) {
-          throw sdk::InvalidArgument(fmt::format("[{}] known_values() returned {} values for {} "
-                                                 "known constraints",
-                                                 entry.id, known_values.size(), lp->known.size()));
+          throw sdk::InvalidArgument(
+              fmt::format("[{}] known_values() returned {} values for {} "
+                          "known constraints",
+                          entry.id, known_values.size(), lp->known.size()));
         }
         for (std::size_t k = 0; k < lp->known.size(); ++k) {
           const double v = known_values[static_cast<Eigen::Index>(k)];

@@ -2,14 +2,12 @@
 // `arbo run`, `arbo check`, `arbo plugins`: the commands that load plugins.
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
-#include <fstream>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
-#include <sstream>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
@@ -26,23 +24,6 @@ namespace arbo::cli {
 
 namespace {
 
-std::atomic<bool> g_interrupt{false};
-
-extern "C" void on_signal(int) {
-  g_interrupt.store(true);
-  // A second Ctrl-C kills at once; the study is safe either way.
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw kernel::ConfigError(fmt::format("cannot read pipeline file {}", file.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The stored pipeline with budget and time limit neutralized: what must match on resume.
 std::string comparable(kernel::Pipeline p) {
   p.budget = 0;
@@ -53,13 +34,13 @@ std::string comparable(kernel::Pipeline p) {
 }
 
 void print_summary(const kernel::RunSummary& s, kernel::Study& study) {
-  std::cout << fmt::format("{}: {} evaluations in this run, {} in the study ({} failed), {:.2f} s\n",
-                           kernel::to_string(s.termination), s.evaluations, s.total, s.failed,
-                           s.wall_seconds);
+  std::cout << fmt::format(
+      "{}: {} evaluations in this run, {} in the study ({} failed), {:.2f} s\n",
+      kernel::to_string(s.termination), s.evaluations, s.total, s.failed, s.wall_seconds);
   if (auto best = study.best()) {
     std::cout << fmt::format("best feasible: {} = {} at observation {}: {}\n",
-                             study.pipeline().maximize ? "max" : "min", format_number(best->objective),
-                             best->id, best->params_json);
+                             study.pipeline().maximize ? "max" : "min",
+                             format_number(best->objective), best->id, best->params_json);
   } else {
     std::cout << "no feasible observation yet\n";
   }
@@ -73,21 +54,14 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
   std::string file, study_dir;
   std::vector<std::string> sets;
   bool resume = false, quiet = false;
-  opts.add_options()("help,h", "show this help")(
-      "study", po::value(&study_dir), "study directory (default: ./<file stem>.study)")(
+  opts.add_options()("help,h", "show this help")("study", po::value(&study_dir),
+                                                 "study directory (default: ./<file stem>.study)")(
       "resume", po::bool_switch(&resume), "continue the study in --study (or the default dir)")(
       "set", po::value(&sets)->composing(), "override a pipeline value: KEY.PATH=VALUE")(
-      "quiet,q", po::bool_switch(&quiet), "no per-evaluation output")(
-      "file", po::value(&file), "pipeline TOML file");
-  po::positional_options_description pos;
-  pos.add("file", 1);
+      "quiet,q", po::bool_switch(&quiet), "no per-evaluation output")("file", po::value(&file),
+                                                                      "pipeline TOML file");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kernel::kExitOk;
-  }
+  if (!parse_args(args, opts, {optional_arg("file")}, vm)) return kernel::kExitOk;
   if (file.empty() && !(resume && !study_dir.empty())) {
     throw po::error("a pipeline FILE is required (or --resume --study DIR)");
   }
@@ -103,10 +77,10 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
     if (!file.empty()) {
       kernel::Pipeline p = kernel::load_pipeline(file, sets, kernel::lookup_from(registry));
       if (comparable(p) != comparable(study->pipeline())) {
-        throw kernel::ConfigError(fmt::format(
-            "{} does not match the pipeline stored in {}; only study.budget and "
-            "study.time_limit may change on resume (see 'arbo show {} --pipeline')",
-            file, study_dir, study_dir));
+        throw kernel::ConfigError(
+            fmt::format("{} does not match the pipeline stored in {}; only study.budget and "
+                        "study.time_limit may change on resume (see 'arbo show {} --pipeline')",
+                        file, study_dir, study_dir));
       }
       study->set_limits(p.budget, p.time_limit_seconds);
     } else if (!sets.empty()) {
@@ -132,16 +106,15 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
       study->set_limits(budget, limit);
     }
   } else {
-    const std::string text = read_file(file);
+    const std::string text = read_text_file(file, "pipeline");
     kernel::Pipeline p = kernel::parse_pipeline(text, file, sets, kernel::lookup_from(registry));
     study = kernel::Study::create(study_dir, std::move(p), text, registry, g.verbose);
   }
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  catch_interrupts();
   const bool tty = isatty(STDOUT_FILENO) != 0;
   kernel::RunOptions options;
-  options.interrupt = &g_interrupt;
+  options.interrupt = &interrupt_flag();
   const std::vector<std::string> cnames = [&] {
     std::vector<std::string> n;
     for (const auto& c : study->constraints()) n.push_back(c.name);
@@ -152,11 +125,11 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
       const kernel::Observation& o = *ev.observation;
       const std::string best = ev.best ? format_number(*ev.best) : "-";
       if (tty) {
-        std::cout << fmt::format("\r[{:>5}/{}] best {:<14} last {:<14} {:8.1f} s", ev.done,
-                                 ev.budget, best,
-                                 o.status == kernel::ObsStatus::Complete ? format_number(o.objective)
-                                                                         : "failed",
-                                 ev.elapsed_seconds)
+        std::cout << fmt::format(
+                         "\r[{:>5}/{}] best {:<14} last {:<14} {:8.1f} s", ev.done, ev.budget, best,
+                         o.status == kernel::ObsStatus::Complete ? format_number(o.objective)
+                                                                 : "failed",
+                         ev.elapsed_seconds)
                   << std::flush;
       } else {
         std::cout << describe_observation(o, cnames) << " best=" << best << "\n";
@@ -177,23 +150,16 @@ int cmd_init(const std::vector<std::string>& args, const Globals& g) {
   po::options_description opts("arbo init FILE [options]");
   std::string file, study_dir;
   std::vector<std::string> sets;
-  opts.add_options()("help,h", "show this help")(
-      "study", po::value(&study_dir), "study directory (default: ./<file stem>.study)")(
+  opts.add_options()("help,h", "show this help")("study", po::value(&study_dir),
+                                                 "study directory (default: ./<file stem>.study)")(
       "set", po::value(&sets)->composing(), "override a pipeline value: KEY.PATH=VALUE")(
       "file", po::value(&file), "pipeline TOML file");
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kernel::kExitOk;
-  }
+  if (!parse_args(args, opts, {optional_arg("file")}, vm)) return kernel::kExitOk;
   if (file.empty()) throw po::error("a pipeline FILE is required");
   if (study_dir.empty()) study_dir = fs::path(file).stem().string() + ".study";
   kernel::PluginRegistry registry = load_registry(g);
-  const std::string text = read_file(file);
+  const std::string text = read_text_file(file, "pipeline");
   kernel::Pipeline p = kernel::parse_pipeline(text, file, sets, kernel::lookup_from(registry));
   kernel::Study::create(study_dir, std::move(p), text, registry, g.verbose);
   std::cout << fmt::format("created study {}; next: arbo ask {}\n", study_dir, study_dir);
@@ -204,21 +170,32 @@ int cmd_check(const std::vector<std::string>& args, const Globals& g) {
   po::options_description opts("arbo check FILE [options]");
   std::string file;
   std::vector<std::string> sets;
-  opts.add_options()("help,h", "show this help")(
-      "set", po::value(&sets)->composing(), "override a pipeline value: KEY.PATH=VALUE")(
+  opts.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
+                                                 "override a pipeline value: KEY.PATH=VALUE")(
       "file", po::value(&file), "pipeline TOML file");
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kernel::kExitOk;
-  }
+  if (!parse_args(args, opts, {optional_arg("file")}, vm)) return kernel::kExitOk;
   if (file.empty()) throw po::error("a pipeline FILE is required");
   kernel::PluginRegistry registry = load_registry(g);
   const kernel::Pipeline p = kernel::load_pipeline(file, sets, kernel::lookup_from(registry));
+  // Creating every component catches what only a plugin can judge (a known constraint's
+  // expression, a missing formulation capability); a scratch study does exactly that and is
+  // removed again.
+  {
+    std::string scratch = (fs::temp_directory_path() / "arbo-check-XXXXXX").string();
+    if (mkdtemp(scratch.data()) == nullptr) {
+      throw kernel::StudyError(fmt::format("cannot create a scratch directory in {}",
+                                           fs::temp_directory_path().string()));
+    }
+    struct Cleanup {
+      std::string dir;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+      }
+    } cleanup{scratch};
+    kernel::Study::create(fs::path(scratch) / "study", p, "", registry, g.verbose);
+  }
   std::string problem = p.problem.plugin ? p.problem.plugin->id()
                                          : fmt::format("command '{}'", p.problem.command.front());
   std::string model = p.surrogate ? fmt::format("{} + {} + {}", p.surrogate->id(),
@@ -237,22 +214,15 @@ int cmd_plugins(const std::vector<std::string>& args, const Globals& g) {
                                                  "show each component's parameters")(
       "all", po::bool_switch(&all), "include advanced parameters");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kernel::kExitOk;
-  }
+  if (!parse_args(args, opts, {}, vm)) return kernel::kExitOk;
   kernel::PluginRegistry registry = load_registry(g);
   for (const kernel::ComponentEntry* e : registry.components()) {
     std::cout << fmt::format("{:<32} {} {}  {}\n", e->id, e->plugin_name, e->plugin_version,
                              e->info.summary);
     if (!params && !all) continue;
     std::cout << fmt::format("    library: {}\n", e->library_path);
-    const sdk::ParamSpecList& specs =
-        kernel::guarded_call(e->id, "params", [&]() -> const sdk::ParamSpecList& {
-          return e->info.params();
-        });
+    const sdk::ParamSpecList& specs = kernel::guarded_call(
+        e->id, "params", [&]() -> const sdk::ParamSpecList& { return e->info.params(); });
     if (specs.empty()) std::cout << "    (no parameters)\n";
     for (const auto& s : specs) {
       if (s.advanced && !all) continue;
@@ -260,9 +230,6 @@ int cmd_plugins(const std::vector<std::string>& args, const Globals& g) {
                                sdk::to_string(s.default_value), s.domain(),
                                s.advanced ? ", advanced" : "", s.description);
     }
-  }
-  for (const auto& f : registry.failures()) {
-    std::cerr << fmt::format("arbo: warning: {}\n", f.message);
   }
   return kernel::kExitOk;
 }

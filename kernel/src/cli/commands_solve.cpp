@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `arbo solve FILE`: solves a model read from a CPLEX LP file with a model-solver plugin, so
 // that users and tests can run the solver standalone.
-#include <atomic>
 #include <cmath>
-#include <csignal>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include "arbo/kernel/context.hpp"
@@ -27,21 +23,10 @@ namespace arbo::cli {
 
 namespace {
 
-std::atomic<bool> g_solve_interrupt{false};
-
-extern "C" void on_solve_signal(int) {
-  g_solve_interrupt.store(true);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-}
-
 sdk::Model load_model(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw kernel::ConfigError(fmt::format("cannot read model file {}", file));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  const std::string text = read_text_file(file, "model");
   try {
-    return sdk::read_lp(ss.str(), file);
+    return sdk::read_lp(text, file);
   } catch (const sdk::InvalidArgument& e) {
     throw kernel::ConfigError(e.what());
   }
@@ -68,15 +53,8 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
       "node-limit", po::value(&node_limit), "stop after N branch-and-bound nodes")(
       "json", po::bool_switch(&json), "print one JSON object instead of text")(
       "file", po::value(&file), "model in CPLEX LP format");
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kernel::kExitOk;
-  }
+  if (!parse_args(args, opts, {optional_arg("file")}, vm)) return kernel::kExitOk;
   if (file.empty()) throw po::error("a model FILE (CPLEX LP format) is required");
   sdk::SolveOptions options;
   if (vm.count("time-limit")) {
@@ -110,7 +88,7 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   const std::string id = entry->id;
 
   // Declared before the component so that it outlives it.
-  kernel::KernelContext context(id, kernel::make_logger("arbo", "", g.verbose), &g_solve_interrupt);
+  kernel::KernelContext context(id, kernel::make_logger("arbo", "", g.verbose), &interrupt_flag());
   if (std::isfinite(options.time_limit_seconds)) context.set_budget(options.time_limit_seconds);
   const sdk::ParamSpecList& specs = kernel::guarded_call(
       id, "params", [&]() -> const sdk::ParamSpecList& { return entry->info.params(); });
@@ -127,8 +105,7 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
         solver_name, id));
   }
 
-  std::signal(SIGINT, on_solve_signal);
-  std::signal(SIGTERM, on_solve_signal);
+  catch_interrupts();
   sdk::SolveResult result;
   {
     // Like guarded_call, but a model the solver rejects is the file's fault (exit 3).
@@ -148,8 +125,7 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
     if (!message.empty())
       throw kernel::PluginError(fmt::format("[{}] solve() failed: {}", id, message));
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  release_interrupts();
 
   if (!result.x.empty() && result.x.size() != model.num_variables()) {
     throw kernel::PluginError(

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <optional>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include "arbo/kernel/errors.hpp"
@@ -20,23 +20,6 @@ namespace fs = std::filesystem;
 namespace arbo::cli {
 
 namespace {
-
-// Parses `args` with one positional per entry of `positional`; returns false after --help.
-bool parse(const std::vector<std::string>& args, po::options_description& opts,
-           const std::vector<std::string>& positional, po::variables_map& vm) {
-  po::positional_options_description pos;
-  for (const auto& p : positional) pos.add(p.c_str(), 1);
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return false;
-  }
-  for (const auto& p : positional) {
-    if (!vm.count(p)) throw po::error(fmt::format("missing argument {}", p));
-  }
-  return true;
-}
 
 kernel::StudyStore open_store(const std::string& dir) {
   if (!kernel::StudyStore::exists(dir)) {
@@ -78,11 +61,10 @@ int cmd_ask(const std::vector<std::string>& args, const Globals& g) {
   std::string dir;
   opts.add_options()("help,h", "show this help")("dir", po::value(&dir), "study directory");
   po::variables_map vm;
-  if (!parse(args, opts, {"dir"}, vm)) return kernel::kExitOk;
+  if (!parse_args(args, opts, {required_arg("dir")}, vm)) return kernel::kExitOk;
   kernel::PluginRegistry registry = load_registry(g);
   auto study = kernel::Study::open(dir, registry, g.verbose);
-  if (study->store().observations().size() >=
-      static_cast<std::size_t>(study->pipeline().budget)) {
+  if (study->store().observations().size() >= static_cast<std::size_t>(study->pipeline().budget)) {
     throw kernel::StudyError(fmt::format(
         "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
         "--set study.budget=N'",
@@ -94,19 +76,21 @@ int cmd_ask(const std::vector<std::string>& args, const Globals& g) {
 }
 
 int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
-  po::options_description opts("arbo tell DIR ID (--objective V [--constraint NAME=V]... | --json TEXT | --failed REASON)");
+  po::options_description opts(
+      "arbo tell DIR ID (--objective V [--constraint NAME=V]... | --json TEXT | --failed REASON)");
   std::string dir, json_text, failed;
   std::int64_t id = 0;
   std::optional<double> objective;
   std::vector<std::string> cons;
   opts.add_options()("help,h", "show this help")("dir", po::value(&dir), "study directory")(
-      "id", po::value(&id), "observation id from 'arbo ask'")(
-      "objective", po::value<double>(), "the objective value")(
+      "id", po::value(&id), "observation id from 'arbo ask'")("objective", po::value<double>(),
+                                                              "the objective value")(
       "constraint", po::value(&cons)->composing(), "a black-box constraint value: NAME=VALUE")(
       "json", po::value(&json_text), "the result as JSON, as an external command prints it")(
       "failed", po::value(&failed), "the evaluation failed, for this reason");
   po::variables_map vm;
-  if (!parse(args, opts, {"dir", "id"}, vm)) return kernel::kExitOk;
+  if (!parse_args(args, opts, {required_arg("dir"), required_arg("id")}, vm))
+    return kernel::kExitOk;
   if (vm.count("objective")) objective = vm["objective"].as<double>();
   const int modes = (objective ? 1 : 0) + (vm.count("json") ? 1 : 0) + (vm.count("failed") ? 1 : 0);
   if (modes != 1) throw po::error("give exactly one of --objective, --json, --failed");
@@ -125,7 +109,8 @@ int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
     nlohmann::json c = nlohmann::json::object();
     for (const auto& s : cons) {
       const auto eq = s.find('=');
-      if (eq == std::string::npos) throw po::error(fmt::format("--constraint {}: expected NAME=VALUE", s));
+      if (eq == std::string::npos)
+        throw po::error(fmt::format("--constraint {}: expected NAME=VALUE", s));
       try {
         c[s.substr(0, eq)] = std::stod(s.substr(eq + 1));
       } catch (const std::exception&) {
@@ -135,7 +120,9 @@ int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
     for (const auto& [name, v] : c.items()) {
       bool known = false;
       for (const auto& bc : study->constraints()) known = known || bc.name == name;
-      if (!known) throw kernel::ConfigError(fmt::format("--constraint {}: the study has no such constraint", name));
+      if (!known)
+        throw kernel::ConfigError(
+            fmt::format("--constraint {}: the study has no such constraint", name));
     }
     j["constraints"] = c;
     out = study->outcome_from_json(j.dump());
@@ -153,7 +140,7 @@ int cmd_show(const std::vector<std::string>& args, const Globals&) {
   opts.add_options()("help,h", "show this help")("dir", po::value(&dir), "study directory")(
       "pipeline", po::bool_switch(&show_pipeline), "print the resolved pipeline (TOML)");
   po::variables_map vm;
-  if (!parse(args, opts, {"dir"}, vm)) return kernel::kExitOk;
+  if (!parse_args(args, opts, {required_arg("dir")}, vm)) return kernel::kExitOk;
   kernel::StudyStore store = open_store(dir);
   if (show_pipeline) {
     std::cout << store.meta("pipeline").value_or("");
@@ -208,7 +195,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
       "format", po::value(&format), "csv or json (default csv)")(
       "output,o", po::value(&output), "file to write (default: standard output)");
   po::variables_map vm;
-  if (!parse(args, opts, {"dir"}, vm)) return kernel::kExitOk;
+  if (!parse_args(args, opts, {required_arg("dir")}, vm)) return kernel::kExitOk;
   if (format != "csv" && format != "json") {
     throw po::error(fmt::format("--format {}: expected csv or json", format));
   }
@@ -225,16 +212,16 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   if (format == "json") {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& o : obs) {
-      nlohmann::json j{{"id", o.id},
-                       {"status", kernel::to_string(o.status)},
-                       {"origin", o.origin},
-                       {"params", nlohmann::json::parse(o.params_json)},
-                       {"propose_seconds", o.propose_seconds},
-                       {"eval_seconds", o.eval_seconds},
-                       {"created_at", o.created_at},
-                       {"proposed_by", o.proposed_by_json.empty()
-                                           ? nlohmann::json(nullptr)
-                                           : nlohmann::json::parse(o.proposed_by_json)}};
+      nlohmann::json j{
+          {"id", o.id},
+          {"status", kernel::to_string(o.status)},
+          {"origin", o.origin},
+          {"params", nlohmann::json::parse(o.params_json)},
+          {"propose_seconds", o.propose_seconds},
+          {"eval_seconds", o.eval_seconds},
+          {"created_at", o.created_at},
+          {"proposed_by", o.proposed_by_json.empty() ? nlohmann::json(nullptr)
+                                                     : nlohmann::json::parse(o.proposed_by_json)}};
       if (o.status == kernel::ObsStatus::Complete) {
         j["objective"] = o.objective;
         j["feasible"] = o.feasible;

@@ -1,19 +1,84 @@
 // SPDX-License-Identifier: MIT
 #include "cli/common.hpp"
 
+#include <csignal>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "arbo/kernel/errors.hpp"
+
+namespace po = boost::program_options;
+
 namespace arbo::cli {
+
+namespace {
+
+// At namespace scope, so that it is constant-initialized: the handler never runs a guarded
+// static initialization.
+std::atomic<bool> g_interrupt{false};
+
+extern "C" void on_interrupt(int) {
+  g_interrupt.store(true);
+  release_interrupts();
+}
+
+}  // namespace
+
+bool parse_args(const std::vector<std::string>& args, const po::options_description& opts,
+                const std::vector<Positional>& positional, po::variables_map& vm) {
+  po::command_line_parser parser(args);
+  parser.options(opts);
+  // Without positionals the parser is given none, so that stray words stay ignored.
+  po::positional_options_description pos;
+  for (const auto& p : positional) pos.add(p.name.c_str(), 1);
+  if (!positional.empty()) parser.positional(pos);
+  po::store(parser.run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return false;
+  }
+  for (const auto& p : positional) {
+    if (p.required && !vm.count(p.name))
+      throw po::error(fmt::format("missing argument {}", p.name));
+  }
+  return true;
+}
+
+std::atomic<bool>& interrupt_flag() { return g_interrupt; }
+
+void catch_interrupts() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
+
+void release_interrupts() {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+std::string read_text_file(const std::string& file, std::string_view what) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw kernel::ConfigError(fmt::format("cannot read {} file {}", what, file));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 kernel::PluginRegistry load_registry(const Globals& g) {
   kernel::PluginRegistry registry;
   registry.load_search_path(kernel::plugin_search_path(g.plugin_paths));
+  report_load_failures(registry);
+  return registry;
+}
+
+void report_load_failures(const kernel::PluginRegistry& registry) {
   for (const auto& f : registry.failures()) {
     std::cerr << fmt::format("arbo: warning: {}\n", f.message);
   }
-  return registry;
 }
 
 std::string format_number(double v) { return fmt::format("{}", v); }
@@ -24,9 +89,8 @@ std::string describe_observation(const kernel::Observation& o,
   if (o.status == kernel::ObsStatus::Complete) {
     s += fmt::format(" objective={} feasible={}", format_number(o.objective),
                      o.feasible ? "yes" : "no");
-    for (std::size_t k = 0; k < constraint_names.size() &&
-                            static_cast<Eigen::Index>(k) < o.constraints.size();
-         ++k) {
+    for (std::size_t k = 0;
+         k < constraint_names.size() && static_cast<Eigen::Index>(k) < o.constraints.size(); ++k) {
       s += fmt::format(" {}={}", constraint_names[k],
                        format_number(o.constraints[static_cast<Eigen::Index>(k)]));
     }

@@ -2,8 +2,13 @@
 // Helpers shared by the CLI commands.
 #pragma once
 
+#include <atomic>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include <boost/program_options.hpp>
 
 #include "arbo/kernel/plugin_registry.hpp"
 #include "arbo/kernel/study_store.hpp"
@@ -11,8 +16,40 @@
 
 namespace arbo::cli {
 
+/// One positional argument of a command; it fills the option of the same name.
+struct Positional {
+  std::string name;
+  bool required = true;
+};
+inline Positional required_arg(std::string name) { return {std::move(name), true}; }
+/// A command that needs a custom message for a missing argument checks it itself.
+inline Positional optional_arg(std::string name) { return {std::move(name), false}; }
+
+/// Parses a command's `args` into `vm`, the positionals in order. Returns false after printing
+/// `opts` for --help (the command then exits 0). Throws boost::program_options::error, which
+/// main() reports as a usage error, also for a missing required positional.
+bool parse_args(const std::vector<std::string>& args,
+                const boost::program_options::options_description& opts,
+                const std::vector<Positional>& positional,
+                boost::program_options::variables_map& vm);
+
+/// Set by the first SIGINT or SIGTERM after catch_interrupts(). The process has one command,
+/// hence one flag.
+std::atomic<bool>& interrupt_flag();
+/// Turns the first SIGINT or SIGTERM into interrupt_flag(), for the running command to stop
+/// cleanly; a second one kills at once (what was stored is safe either way).
+void catch_interrupts();
+/// Back to the default action of SIGINT and SIGTERM.
+void release_interrupts();
+
+/// The whole of `file`; one that cannot be opened is a ConfigError "cannot read <what> file
+/// <file>".
+std::string read_text_file(const std::string& file, std::string_view what);
+
 /// Loads every plugin on the search path; rejected libraries are reported on stderr.
 kernel::PluginRegistry load_registry(const Globals& g);
+/// One warning line on stderr per library the registry rejected.
+void report_load_failures(const kernel::PluginRegistry& registry);
 
 /// Shortest text that reads back to the same double.
 std::string format_number(double v);

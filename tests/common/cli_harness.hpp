@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// Harness of the tests that drive the real `arbo` binary: a fresh directory per test, the
+// command run there through the shell, its exit code, stdout and stderr captured. The test
+// target defines ARBO_CLI, the path of the binary.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include <gtest/gtest.h>
+
+#ifndef ARBO_CLI
+#error "cli_harness.hpp needs ARBO_CLI, the path of the arbo binary"
+#endif
+
+namespace arbo::test {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+/// The whole file; empty when it cannot be read.
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A fixture with its own empty directory `dir_`, named after the test and kept when the test
+/// fails, for a look at what the command left there.
+class TempDirTest : public ::testing::Test {
+ protected:
+  /// `prefix` names the directory: <tmp>/<prefix><pid>_<test name>.
+  explicit TempDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
+
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           (prefix_ + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+
+  fs::path dir_;
+
+ private:
+  std::string prefix_;
+};
+
+/// Runs `arbo` in `dir_`.
+class CliTest : public TempDirTest {
+ protected:
+  /// `env` ("NAME='value' ") goes before the binary, `leading_args` before each command's
+  /// arguments: the plugin path of the test's own plugins, for example.
+  explicit CliTest(std::string prefix, std::string env = "", std::string leading_args = "")
+      : TempDirTest(std::move(prefix)),
+        env_(std::move(env)),
+        leading_args_(std::move(leading_args)) {}
+
+  /// Runs `arbo <args>` (shell words) with `input` on stdin, or /dev/null without one.
+  CliResult arbo(const std::string& args, const std::optional<std::string>& input = std::nullopt) {
+    if (input) std::ofstream(dir_ / "in.txt") << *input;
+    const std::string cmd = "cd '" + dir_.string() + "' && " + env_ + "'" + ARBO_CLI + "' " +
+                            leading_args_ + args + " >out.txt 2>err.txt " +
+                            (input ? "<in.txt" : "</dev/null");
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(dir_ / "out.txt");
+    r.err = slurp(dir_ / "err.txt");
+    return r;
+  }
+
+ private:
+  std::string env_, leading_args_;
+};
+
+}  // namespace arbo::test
