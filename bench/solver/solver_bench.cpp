@@ -49,33 +49,7 @@ void plain_callback(glp_tree* tree, void* info) {
 // directly from the model.
 Plain plain_intopt(const sdk::Model& m) {
   const auto start = Clock::now();
-  glp_prob* p = glp_create_prob();
-  glp_set_obj_dir(p, m.objective().sense == sdk::ObjectiveSense::Maximize ? GLP_MAX : GLP_MIN);
-  glp_set_obj_coef(p, 0, m.objective().constant);
-  const int n = static_cast<int>(m.num_variables());
-  glp_add_cols(p, n);
-  for (int j = 0; j < n; ++j) {
-    const auto& v = m.variables()[static_cast<std::size_t>(j)];
-    glp_set_col_bnds(p, j + 1, v.lower == v.upper ? GLP_FX : GLP_DB, v.lower, v.upper);
-    if (v.type != sdk::VarType::Continuous) glp_set_col_kind(p, j + 1, GLP_IV);
-  }
-  for (const auto& t : m.objective().linear) {
-    glp_set_obj_coef(p, t.var + 1, glp_get_obj_coef(p, t.var + 1) + t.coef);
-  }
-  for (const auto& r : m.linear_rows()) {
-    const int i = glp_add_rows(p, 1);
-    std::vector<int> ind(1, 0);
-    std::vector<double> val(1, 0.0);
-    for (const auto& t : r.terms) {
-      ind.push_back(t.var + 1);
-      val.push_back(t.coef);
-    }
-    glp_set_mat_row(p, i, static_cast<int>(r.terms.size()), ind.data(), val.data());
-    const int type = r.sense == sdk::RowSense::LessEqual      ? GLP_UP
-                     : r.sense == sdk::RowSense::GreaterEqual ? GLP_LO
-                                                              : GLP_FX;
-    glp_set_row_bnds(p, i, type, r.rhs, r.rhs);
-  }
+  glp_prob* p = arbo::glpk_test::reference_prob(m);
   Plain out;
   glp_iocp parm;
   glp_init_iocp(&parm);
@@ -103,14 +77,22 @@ struct Totals {
 };
 
 void milp(int seeds) {
-  std::printf("\n## Random MILPs (%d instances per size; gap 1e-4; times summed over the instances; plugin runs limited to 10 s each, glp_intopt to 60 s)\n\n", seeds);
-  std::printf("| n x m | glp_intopt (glpsol defaults) s | nodes | bnb (pseudo-costs) s | nodes | LP it | ratio to glp_intopt | slowest s | optimal within 10 s | bnb most-fractional s | nodes | ratio | glp_intopt + cuts (plugin path) s | ratio | wrong optima |\n");
+  std::printf(
+      "\n## Random MILPs (%d instances per size; gap 1e-4; times summed over the instances; plugin "
+      "runs limited to 10 s each, glp_intopt to 60 s)\n\n",
+      seeds);
+  std::printf(
+      "| n x m | glp_intopt (glpsol defaults) s | nodes | bnb (pseudo-costs) s | nodes | LP it | "
+      "ratio to glp_intopt | slowest s | optimal within 10 s | bnb most-fractional s | nodes | "
+      "ratio | glp_intopt + cuts (plugin path) s | ratio | wrong optima |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  const int sizes[][2] = {{10, 6}, {20, 12}, {30, 18}, {40, 24}, {50, 30}, {60, 36}, {70, 42}, {80, 48}};
+  const int sizes[][2] = {{10, 6},  {20, 12}, {30, 18}, {40, 24},
+                          {50, 30}, {60, 36}, {70, 42}, {80, 48}};
   for (const auto& sz : sizes) {
     Totals ref, pc, mf, io;
     for (int s = 0; s < seeds; ++s) {
-      const sdk::Model m = glpk_test::random_milp(90000 + static_cast<std::uint64_t>(sz[0] * 100 + s), sz[0], sz[1]);
+      const sdk::Model m =
+          glpk_test::random_milp(90000 + static_cast<std::uint64_t>(sz[0] * 100 + s), sz[0], sz[1]);
       const Plain r = plain_intopt(m);
       ref.seconds += r.seconds;
       ref.nodes += r.nodes;
@@ -138,18 +120,25 @@ void milp(int seeds) {
       run(mf, MilpMethod::BranchAndBound, false);
       run(io, MilpMethod::Intopt, true);
     }
-    std::printf("| %d x %d | %.3f | %ld | %.3f | %ld | %ld | %.2f | %.3f | %d/%d | %.3f | %ld | %.2f | %.3f | %.2f | %d |\n",
-                sz[0], sz[1], ref.seconds, ref.nodes, pc.seconds, pc.nodes, pc.iterations,
-                pc.seconds / ref.seconds, pc.worst, pc.optimal, seeds, mf.seconds, mf.nodes,
-                mf.seconds / ref.seconds, io.seconds, io.seconds / ref.seconds,
-                pc.mismatches + mf.mismatches + io.mismatches);
+    std::printf(
+        "| %d x %d | %.3f | %ld | %.3f | %ld | %ld | %.2f | %.3f | %d/%d | %.3f | %ld | %.2f | "
+        "%.3f | %.2f | %d |\n",
+        sz[0], sz[1], ref.seconds, ref.nodes, pc.seconds, pc.nodes, pc.iterations,
+        pc.seconds / ref.seconds, pc.worst, pc.optimal, seeds, mf.seconds, mf.nodes,
+        mf.seconds / ref.seconds, io.seconds, io.seconds / ref.seconds,
+        pc.mismatches + mf.mismatches + io.mismatches);
     std::fflush(stdout);
   }
 }
 
 void convex(int seeds) {
-  std::printf("\n## Convex MIQCPs: k binaries, k continuous, separable convex objective, one ball row (%d seeds; 10 s limit)\n\n", seeds);
-  std::printf("| k | proven optimal | mean s | max s | mean nodes | mean LP it | optimum vs brute force |\n");
+  std::printf(
+      "\n## Convex MIQCPs: k binaries, k continuous, separable convex objective, one ball row (%d "
+      "seeds; 10 s limit)\n\n",
+      seeds);
+  std::printf(
+      "| k | proven optimal | mean s | max s | mean nodes | mean LP it | optimum vs brute force "
+      "|\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (int k = 4; k <= 40; k += 4) {
     int optimal = 0;
@@ -157,7 +146,8 @@ void convex(int seeds) {
     long nodes = 0, its = 0;
     int agree = 0;
     for (int s = 0; s < seeds; ++s) {
-      const glpk_test::ConvexMiqcp p = glpk_test::convex_miqcp(7000 + static_cast<std::uint64_t>(k * 100 + s), k);
+      const glpk_test::ConvexMiqcp p =
+          glpk_test::convex_miqcp(7000 + static_cast<std::uint64_t>(k * 100 + s), k);
       sdk::SolveOptions o;
       o.time_limit_seconds = 10;
       const auto start = Clock::now();
@@ -173,10 +163,12 @@ void convex(int seeds) {
         if (std::abs(r.objective - ref) <= 2e-4 * std::max(1.0, std::abs(ref))) ++agree;
       }
     }
-    std::printf("| %d | %d/%d | %.3f | %.3f | %ld | %ld | %s |\n", k, optimal, seeds, sum / seeds, worst,
-                nodes / seeds, its / seeds,
-                k <= 20 ? (std::to_string(agree) + "/" + std::to_string(seeds) + " match brute force").c_str()
-                        : "(no brute force)");
+    std::printf(
+        "| %d | %d/%d | %.3f | %.3f | %ld | %ld | %s |\n", k, optimal, seeds, sum / seeds, worst,
+        nodes / seeds, its / seeds,
+        k <= 20
+            ? (std::to_string(agree) + "/" + std::to_string(seeds) + " match brute force").c_str()
+            : "(no brute force)");
     std::fflush(stdout);
   }
 }

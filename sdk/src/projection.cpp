@@ -62,11 +62,16 @@ bool project_onto_constraints(const Space& space, const std::vector<const Constr
       }
     } else {
       // Categorical index: d = 1 iff the choice changes, via |v - x0| <= range * d.
-      const int d = model.add_variable(fmt::format("changed_{}", space[i].name), VarType::Binary, 0, 1);
-      model.add_linear_row({fmt::format("hamming_up_{}", space[i].name), {{v, 1.0}, {d, -range}},
-                            RowSense::LessEqual, x0});
-      model.add_linear_row({fmt::format("hamming_down_{}", space[i].name), {{v, -1.0}, {d, -range}},
-                            RowSense::LessEqual, -x0});
+      const int d =
+          model.add_variable(fmt::format("changed_{}", space[i].name), VarType::Binary, 0, 1);
+      model.add_linear_row({fmt::format("hamming_up_{}", space[i].name),
+                            {{v, 1.0}, {d, -range}},
+                            RowSense::LessEqual,
+                            x0});
+      model.add_linear_row({fmt::format("hamming_down_{}", space[i].name),
+                            {{v, -1.0}, {d, -range}},
+                            RowSense::LessEqual,
+                            -x0});
       obj.linear.push_back({d, 1.0});
     }
   }

@@ -56,10 +56,12 @@ class MixedProblem final : public sdk::Problem, public sdk::HasKnownConstraints 
  private:
   static sdk::Space make_space() {
     auto depth = sdk::Parameter::integer("depth", 1, 5);
-    depth.condition = sdk::Condition{"kind", {sdk::Value(std::string("b")), sdk::Value(std::string("c"))}};
+    depth.condition =
+        sdk::Condition{"kind", {sdk::Value(std::string("b")), sdk::Value(std::string("c"))}};
     auto width = sdk::Parameter::real("width", 0.0, 1.0);
     width.condition = sdk::Condition{"flag", {sdk::Value(true)}};
-    return sdk::Space({sdk::Parameter::real("x", -2.0, 2.0), sdk::Parameter::integer("n", 1, 64, true),
+    return sdk::Space({sdk::Parameter::real("x", -2.0, 2.0),
+                       sdk::Parameter::integer("n", 1, 64, true),
                        sdk::Parameter::real("lr", 1e-4, 1.0, true),
                        sdk::Parameter::categorical("kind", {"a", "b", "c"}), depth,
                        sdk::Parameter::binary("flag"), width});

@@ -96,7 +96,8 @@ class NeverSatisfied final : public sdk::Constraint {
 ARBO_PLUGIN_BEGIN("arbo-test-faulty", "0.1.0", "Plugins that fail on purpose, for tests")
 ARBO_COMPONENT(InnerSolver, "throwing", arbo::plugins::ThrowingSolver, "Throws on its n-th call")
 ARBO_COMPONENT(Problem, "faulty", arbo::plugins::FaultyProblem, "Throws or returns NaN at times")
-ARBO_COMPONENT(InnerSolver, "model_only", arbo::plugins::ModelOnly, "A model solver that solves nothing")
+ARBO_COMPONENT(InnerSolver, "model_only", arbo::plugins::ModelOnly,
+               "A model solver that solves nothing")
 ARBO_COMPONENT(Constraint, "never", arbo::plugins::NeverSatisfied,
                "A known constraint no point meets")
 ARBO_PLUGIN_END()

@@ -25,10 +25,10 @@ class StudyTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   Pipeline pipeline(const std::string& problem, std::int64_t budget, bool maximize = false) {
-    const std::string toml = "[study]\nseed = 3\nbudget = " + std::to_string(budget) +
-                             "\ndirection = \"" + (maximize ? "maximize" : "minimize") +
-                             "\"\n[problem]\nplugin = \"" + problem +
-                             "\"\n[initial_design]\nsize = 4\n[inner_solver]\nplugin = \"random\"\n";
+    const std::string toml =
+        "[study]\nseed = 3\nbudget = " + std::to_string(budget) + "\ndirection = \"" +
+        (maximize ? "maximize" : "minimize") + "\"\n[problem]\nplugin = \"" + problem +
+        "\"\n[initial_design]\nsize = 4\n[inner_solver]\nplugin = \"random\"\n";
     return parse_pipeline(toml, "test.toml", {}, lookup_from(registry_));
   }
 

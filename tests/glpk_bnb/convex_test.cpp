@@ -22,7 +22,8 @@ TEST(glpk_bnb_convex, random_convex_miqcps_match_brute_force) {
   for (int k : {2, 4, 6, 8, 10, 12, 14, 16}) {
     for (int rep = 0; rep < 2; ++rep, ++seed) {
       SCOPED_TRACE(fmt::format("k = {}, seed {}", k, seed));
-      const glpk_test::ConvexMiqcp p = glpk_test::convex_miqcp(500 + static_cast<std::uint64_t>(seed), k);
+      const glpk_test::ConvexMiqcp p =
+          glpk_test::convex_miqcp(500 + static_cast<std::uint64_t>(seed), k);
       const double ref = glpk_test::convex_miqcp_reference(p);
       const sdk::SolveResult r = solve_model(p.model, o);
       ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
@@ -68,7 +69,8 @@ TEST(glpk_bnb_convex, maximizing_a_concave_objective) {
   sdk::Model m;
   const int x = m.add_variable("x", sdk::VarType::Continuous, 0, 10);
   const int z = m.add_variable("z", sdk::VarType::Integer, 0, 5);
-  m.set_objective({sdk::ObjectiveSense::Maximize, {{x, 3}, {z, 4.4}}, {{x, x, -1}, {z, z, -1}}, -2.25 - 4.84});
+  m.set_objective(
+      {sdk::ObjectiveSense::Maximize, {{x, 3}, {z, 4.4}}, {{x, x, -1}, {z, z, -1}}, -2.25 - 4.84});
   const sdk::SolveResult r = solve_model(m, {});
   ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
   EXPECT_NEAR(r.objective, -0.04, 1e-4);

@@ -51,10 +51,11 @@ TEST(glpk_bnb_glpk_errors, lp_objects_survive_a_reset_safely) {
     GlpkSession session;
     Lp lp(session);
     lp.add_cols({0.0}, {1.0}, {1.0});
-    EXPECT_THROW(session.run("bad", [&]() noexcept {
-      glp_prob* q = glp_create_prob();
-      glp_add_cols(q, -1);  // "invalid number of columns"
-    }),
+    EXPECT_THROW(session.run("bad",
+                             [&]() noexcept {
+                               glp_prob* q = glp_create_prob();
+                               glp_add_cols(q, -1);  // "invalid number of columns"
+                             }),
                  GlpkError);
     // The LP's problem was freed with the environment: using it is an error, not a crash,
     // and destroying it does not double-free.

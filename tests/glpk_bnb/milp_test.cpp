@@ -22,41 +22,8 @@ using arbo::plugins::glpk::BnbConfig;
 using arbo::plugins::glpk::MilpMethod;
 using arbo::plugins::glpk::solve_model;
 
-// GLPK on its own, built straight from the model without any of the plugin's code.
-glp_prob* reference_prob(const sdk::Model& m) {
-  glp_prob* p = glp_create_prob();
-  glp_set_obj_dir(p, m.objective().sense == sdk::ObjectiveSense::Maximize ? GLP_MAX : GLP_MIN);
-  glp_set_obj_coef(p, 0, m.objective().constant);
-  const int n = static_cast<int>(m.num_variables());
-  glp_add_cols(p, n);
-  for (int j = 0; j < n; ++j) {
-    const auto& v = m.variables()[static_cast<std::size_t>(j)];
-    glp_set_col_name(p, j + 1, v.name.c_str());
-    glp_set_col_bnds(p, j + 1, v.lower == v.upper ? GLP_FX : GLP_DB, v.lower, v.upper);
-    if (v.type != sdk::VarType::Continuous) glp_set_col_kind(p, j + 1, GLP_IV);
-  }
-  for (const auto& t : m.objective().linear) {
-    glp_set_obj_coef(p, t.var + 1, glp_get_obj_coef(p, t.var + 1) + t.coef);
-  }
-  for (const auto& r : m.linear_rows()) {
-    const int i = glp_add_rows(p, 1);
-    std::vector<int> ind(1, 0);
-    std::vector<double> val(1, 0.0);
-    for (const auto& t : r.terms) {
-      ind.push_back(t.var + 1);
-      val.push_back(t.coef);
-    }
-    glp_set_mat_row(p, i, static_cast<int>(r.terms.size()), ind.data(), val.data());
-    const int type = r.sense == sdk::RowSense::LessEqual      ? GLP_UP
-                     : r.sense == sdk::RowSense::GreaterEqual ? GLP_LO
-                                                              : GLP_FX;
-    glp_set_row_bnds(p, i, type, r.rhs, r.rhs);
-  }
-  return p;
-}
-
 double reference_optimum(const sdk::Model& m) {
-  glp_prob* p = reference_prob(m);
+  glp_prob* p = arbo::glpk_test::reference_prob(m);
   glp_iocp parm;
   glp_init_iocp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
@@ -79,7 +46,8 @@ sdk::SolveOptions exact() {
 constexpr int kInstances = 60;
 
 sdk::Model instance(int seed) {
-  return glpk_test::random_milp(1000 + static_cast<std::uint64_t>(seed), 5 + seed % 9, 3 + seed % 6);
+  return glpk_test::random_milp(1000 + static_cast<std::uint64_t>(seed), 5 + seed % 9,
+                                3 + seed % 6);
 }
 
 TEST(glpk_bnb_milp, random_milps_match_glp_intopt_on_an_independent_problem) {
@@ -129,7 +97,7 @@ TEST(glpk_bnb_milp, matches_the_glpsol_executable) {
   for (int seed = 1; seed < kInstances; seed += 6) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const sdk::Model m = instance(seed);
-    glp_prob* p = reference_prob(m);
+    glp_prob* p = arbo::glpk_test::reference_prob(m);
     const std::string lp = (dir / ("m" + std::to_string(seed) + ".lp")).string();
     const std::string out = (dir / ("m" + std::to_string(seed) + ".sol")).string();
     glp_term_out(GLP_OFF);

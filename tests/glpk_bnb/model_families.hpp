@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <glpk.h>
+
 #include <arbo/sdk/error.hpp>
 #include <arbo/sdk/model.hpp>
 
@@ -80,7 +82,8 @@ inline Model random_milp(std::uint64_t seed, int n, int m) {
   }
   Objective obj;
   obj.sense = u01(rng) < 0.5 ? ObjectiveSense::Minimize : ObjectiveSense::Maximize;
-  for (int j = 0; j < n; ++j) obj.linear.push_back({j, std::round(200.0 * u01(rng) - 100.0) / 10.0});
+  for (int j = 0; j < n; ++j)
+    obj.linear.push_back({j, std::round(200.0 * u01(rng) - 100.0) / 10.0});
   obj.constant = 1.5;
   model.set_objective(obj);
   return model;
@@ -117,24 +120,29 @@ inline ConvexMiqcp convex_miqcp(std::uint64_t seed, int k) {
   p.R = 0.3 * csum;
   Model& m = p.model;
   std::vector<int> z, y;
-  for (int i = 0; i < k; ++i) z.push_back(m.add_variable("z" + std::to_string(i), VarType::Binary, 0, 1));
+  for (int i = 0; i < k; ++i)
+    z.push_back(m.add_variable("z" + std::to_string(i), VarType::Binary, 0, 1));
   for (int i = 0; i < k; ++i) {
-    y.push_back(m.add_variable("y" + std::to_string(i), VarType::Continuous, 0, p.u[static_cast<std::size_t>(i)]));
+    y.push_back(m.add_variable("y" + std::to_string(i), VarType::Continuous, 0,
+                               p.u[static_cast<std::size_t>(i)]));
   }
   for (int i = 0; i < k; ++i) {
     m.add_linear_row({"link" + std::to_string(i),
-                      {{y[static_cast<std::size_t>(i)], 1.0}, {z[static_cast<std::size_t>(i)], -p.u[static_cast<std::size_t>(i)]}},
+                      {{y[static_cast<std::size_t>(i)], 1.0},
+                       {z[static_cast<std::size_t>(i)], -p.u[static_cast<std::size_t>(i)]}},
                       RowSense::LessEqual,
                       0.0});
   }
   LinearRow knap{"knapsack", {}, RowSense::LessEqual, p.W};
-  for (int i = 0; i < k; ++i) knap.terms.push_back({z[static_cast<std::size_t>(i)], p.w[static_cast<std::size_t>(i)]});
+  for (int i = 0; i < k; ++i)
+    knap.terms.push_back({z[static_cast<std::size_t>(i)], p.w[static_cast<std::size_t>(i)]});
   m.add_linear_row(knap);
   QuadraticRow ball;
   ball.name = "ball";
   ball.rhs = p.R;
   ball.convex = true;
-  for (int i = 0; i < k; ++i) ball.quad.push_back({y[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(i)], 1.0});
+  for (int i = 0; i < k; ++i)
+    ball.quad.push_back({y[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(i)], 1.0});
   m.add_quadratic_row(ball);
   Objective obj;
   double constant = 0;
@@ -307,8 +315,14 @@ inline KnownProblem g6() {
   detail::define_product(m, sa, a, a, "def_sa");
   detail::define_product(m, sb, b, b, "def_sb");
   // -(x0-5)^2 - (x1-5)^2 + 100 <= 0  and  (x0-6)^2 + (x1-5)^2 - 82.81 <= 0.
-  m.add_quadratic_row({"g1", {{x0, x0, -1}, {x1, x1, -1}}, {{x0, 10}, {x1, 10}}, RowSense::LessEqual, -50, false});
-  m.add_quadratic_row({"g2", {{x0, x0, 1}, {x1, x1, 1}}, {{x0, -12}, {x1, -10}}, RowSense::LessEqual, 82.81 - 61, false});
+  m.add_quadratic_row(
+      {"g1", {{x0, x0, -1}, {x1, x1, -1}}, {{x0, 10}, {x1, 10}}, RowSense::LessEqual, -50, false});
+  m.add_quadratic_row({"g2",
+                       {{x0, x0, 1}, {x1, x1, 1}},
+                       {{x0, -12}, {x1, -10}},
+                       RowSense::LessEqual,
+                       82.81 - 61,
+                       false});
   Objective obj;
   obj.quad = {{a, sa, 1.0}, {b, sb, 1.0}};
   m.set_objective(obj);
@@ -319,24 +333,47 @@ inline KnownProblem g6() {
 inline KnownProblem g7() {
   KnownProblem p{"G7", {}, 24.30620906818};
   Model& m = p.model;
-  for (int i = 0; i < 10; ++i) m.add_variable("x" + std::to_string(i), VarType::Continuous, -10, 10);
+  for (int i = 0; i < 10; ++i)
+    m.add_variable("x" + std::to_string(i), VarType::Continuous, -10, 10);
   m.add_linear_row({"g1", {{0, 4}, {1, 5}, {6, -3}, {7, 9}}, RowSense::LessEqual, 105});
   m.add_linear_row({"g2", {{0, 10}, {1, -8}, {6, -17}, {7, 2}}, RowSense::LessEqual, 0});
   m.add_linear_row({"g3", {{0, -8}, {1, 2}, {8, 5}, {9, -2}}, RowSense::LessEqual, 12});
   // 3(x0-2)^2 + 4(x1-3)^2 + 2x2^2 - 7x3 - 120 <= 0
-  m.add_quadratic_row({"g4", {{0, 0, 3}, {1, 1, 4}, {2, 2, 2}}, {{0, -12}, {1, -24}, {3, -7}}, RowSense::LessEqual, 120 - 12 - 36, true});
+  m.add_quadratic_row({"g4",
+                       {{0, 0, 3}, {1, 1, 4}, {2, 2, 2}},
+                       {{0, -12}, {1, -24}, {3, -7}},
+                       RowSense::LessEqual,
+                       120 - 12 - 36,
+                       true});
   // 5x0^2 + 8x1 + (x2-6)^2 - 2x3 - 40 <= 0
-  m.add_quadratic_row({"g5", {{0, 0, 5}, {2, 2, 1}}, {{1, 8}, {2, -12}, {3, -2}}, RowSense::LessEqual, 40 - 36, true});
+  m.add_quadratic_row({"g5",
+                       {{0, 0, 5}, {2, 2, 1}},
+                       {{1, 8}, {2, -12}, {3, -2}},
+                       RowSense::LessEqual,
+                       40 - 36,
+                       true});
   // 0.5(x0-8)^2 + 2(x1-4)^2 + 3x4^2 - x5 - 30 <= 0
-  m.add_quadratic_row({"g6", {{0, 0, 0.5}, {1, 1, 2}, {4, 4, 3}}, {{0, -8}, {1, -16}, {5, -1}}, RowSense::LessEqual, 30 - 32 - 32, true});
+  m.add_quadratic_row({"g6",
+                       {{0, 0, 0.5}, {1, 1, 2}, {4, 4, 3}},
+                       {{0, -8}, {1, -16}, {5, -1}},
+                       RowSense::LessEqual,
+                       30 - 32 - 32,
+                       true});
   // x0^2 + 2(x1-2)^2 - 2x0x1 + 14x4 - 6x5 <= 0
-  m.add_quadratic_row({"g7", {{0, 0, 1}, {1, 1, 2}, {0, 1, -2}}, {{1, -8}, {4, 14}, {5, -6}}, RowSense::LessEqual, -8, true});
+  m.add_quadratic_row({"g7",
+                       {{0, 0, 1}, {1, 1, 2}, {0, 1, -2}},
+                       {{1, -8}, {4, 14}, {5, -6}},
+                       RowSense::LessEqual,
+                       -8,
+                       true});
   // -3x0 + 6x1 + 12(x8-8)^2 - 7x9 <= 0
-  m.add_quadratic_row({"g8", {{8, 8, 12}}, {{0, -3}, {1, 6}, {8, -192}, {9, -7}}, RowSense::LessEqual, -768, true});
+  m.add_quadratic_row(
+      {"g8", {{8, 8, 12}}, {{0, -3}, {1, 6}, {8, -192}, {9, -7}}, RowSense::LessEqual, -768, true});
   Objective obj;
   obj.quad = {{0, 0, 1}, {1, 1, 1}, {0, 1, 1}, {2, 2, 1}, {3, 3, 4}, {4, 4, 1},
               {5, 5, 2}, {6, 6, 5}, {7, 7, 7}, {8, 8, 2}, {9, 9, 1}};
-  obj.linear = {{0, -14}, {1, -16}, {2, -20}, {3, -40}, {4, -6}, {5, -4}, {7, -154}, {8, -40}, {9, -14}};
+  obj.linear = {{0, -14}, {1, -16},  {2, -20}, {3, -40}, {4, -6},
+                {5, -4},  {7, -154}, {8, -40}, {9, -14}};
   obj.constant = 100 + 100 + 9 + 2 + 847 + 200 + 49 + 45;
   m.set_objective(obj);
   return p;
@@ -349,13 +386,17 @@ inline KnownProblem g10() {
   m.add_variable("x0", VarType::Continuous, 100, 10000);
   m.add_variable("x1", VarType::Continuous, 1000, 10000);
   m.add_variable("x2", VarType::Continuous, 1000, 10000);
-  for (int i = 3; i < 8; ++i) m.add_variable("x" + std::to_string(i), VarType::Continuous, 10, 1000);
+  for (int i = 3; i < 8; ++i)
+    m.add_variable("x" + std::to_string(i), VarType::Continuous, 10, 1000);
   m.add_linear_row({"g1", {{3, 0.0025}, {5, 0.0025}}, RowSense::LessEqual, 1});
   m.add_linear_row({"g2", {{3, -0.0025}, {4, 0.0025}, {6, 0.0025}}, RowSense::LessEqual, 1});
   m.add_linear_row({"g3", {{4, -0.01}, {7, 0.01}}, RowSense::LessEqual, 1});
-  m.add_quadratic_row({"g4", {{0, 5, -1}}, {{0, 100}, {3, 833.33252}}, RowSense::LessEqual, 83333.333, false});
-  m.add_quadratic_row({"g5", {{1, 3, 1}, {1, 6, -1}}, {{3, -1250}, {4, 1250}}, RowSense::LessEqual, 0, false});
-  m.add_quadratic_row({"g6", {{2, 4, 1}, {2, 7, -1}}, {{4, -2500}}, RowSense::LessEqual, -1250000, false});
+  m.add_quadratic_row(
+      {"g4", {{0, 5, -1}}, {{0, 100}, {3, 833.33252}}, RowSense::LessEqual, 83333.333, false});
+  m.add_quadratic_row(
+      {"g5", {{1, 3, 1}, {1, 6, -1}}, {{3, -1250}, {4, 1250}}, RowSense::LessEqual, 0, false});
+  m.add_quadratic_row(
+      {"g6", {{2, 4, 1}, {2, 7, -1}}, {{4, -2500}}, RowSense::LessEqual, -1250000, false});
   m.set_objective({ObjectiveSense::Minimize, {{0, 1}, {1, 1}, {2, 1}}, {}, 0.0});
   return p;
 }
@@ -378,15 +419,56 @@ inline KnownProblem pressure_vessel() {
   m.add_linear_row({"g1", {{n1, -t}, {R, 0.0193}}, RowSense::LessEqual, 0});
   m.add_linear_row({"g2", {{n2, -t}, {R, 0.00954}}, RowSense::LessEqual, 0});
   // g3: -pi R^2 L - 4/3 pi R^3 + 1296000 <= 0, with R^2 lifted.
-  m.add_quadratic_row({"g3", {{R2, L, -M_PI}, {R2, R, -4.0 / 3.0 * M_PI}}, {}, RowSense::LessEqual, -1296000, false});
+  m.add_quadratic_row({"g3",
+                       {{R2, L, -M_PI}, {R2, R, -4.0 / 3.0 * M_PI}},
+                       {},
+                       RowSense::LessEqual,
+                       -1296000,
+                       false});
   // f = 0.6224 Ts R L + 1.7781 Th R^2 + 3.1661 Ts^2 L + 19.84 Ts^2 R; the cubic R L n1 is
   // lifted through RL = R L.
   const int RL = detail::var(m, "RL", 100, 40000);
   detail::define_product(m, RL, R, L, "def_RL");
   Objective obj;
-  obj.quad = {{n1, RL, 0.6224 * t}, {n2, R2, 1.7781 * t}, {N2, L, 3.1661 * t * t}, {N2, R, 19.84 * t * t}};
+  obj.quad = {
+      {n1, RL, 0.6224 * t}, {n2, R2, 1.7781 * t}, {N2, L, 3.1661 * t * t}, {N2, R, 19.84 * t * t}};
   m.set_objective(obj);
   return p;
 }
+
+// GLPK on its own, built straight from the model without any of the plugin's code: the
+// reference the tests and the solver benchmark compare against.
+inline glp_prob* reference_prob(const arbo::sdk::Model& m) {
+  glp_prob* p = glp_create_prob();
+  glp_set_obj_dir(p, m.objective().sense == arbo::sdk::ObjectiveSense::Maximize ? GLP_MAX : GLP_MIN);
+  glp_set_obj_coef(p, 0, m.objective().constant);
+  const int n = static_cast<int>(m.num_variables());
+  glp_add_cols(p, n);
+  for (int j = 0; j < n; ++j) {
+    const auto& v = m.variables()[static_cast<std::size_t>(j)];
+    glp_set_col_name(p, j + 1, v.name.c_str());
+    glp_set_col_bnds(p, j + 1, v.lower == v.upper ? GLP_FX : GLP_DB, v.lower, v.upper);
+    if (v.type != arbo::sdk::VarType::Continuous) glp_set_col_kind(p, j + 1, GLP_IV);
+  }
+  for (const auto& t : m.objective().linear) {
+    glp_set_obj_coef(p, t.var + 1, glp_get_obj_coef(p, t.var + 1) + t.coef);
+  }
+  for (const auto& r : m.linear_rows()) {
+    const int i = glp_add_rows(p, 1);
+    std::vector<int> ind(1, 0);
+    std::vector<double> val(1, 0.0);
+    for (const auto& t : r.terms) {
+      ind.push_back(t.var + 1);
+      val.push_back(t.coef);
+    }
+    glp_set_mat_row(p, i, static_cast<int>(r.terms.size()), ind.data(), val.data());
+    const int type = r.sense == arbo::sdk::RowSense::LessEqual      ? GLP_UP
+                     : r.sense == arbo::sdk::RowSense::GreaterEqual ? GLP_LO
+                                                              : GLP_FX;
+    glp_set_row_bnds(p, i, type, r.rhs, r.rhs);
+  }
+  return p;
+}
+
 
 }  // namespace arbo::glpk_test

@@ -41,8 +41,7 @@ TEST(glpk_bnb_nonconvex, node_limit_keeps_a_valid_bound) {
     sdk::SolveOptions o;
     o.node_limit = 4;
     const sdk::SolveResult r = solve_model(p.model, o);
-    ASSERT_TRUE(r.status == sdk::SolveStatus::LimitReached ||
-                r.status == sdk::SolveStatus::Optimal)
+    ASSERT_TRUE(r.status == sdk::SolveStatus::LimitReached || r.status == sdk::SolveStatus::Optimal)
         << r.message;
     EXPECT_LE(r.best_bound, p.optimum + 1e-6 * std::abs(p.optimum)) << r.message;
     if (!r.x.empty()) {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -57,7 +57,9 @@ class Bowl final : public Acquisition, public FormulatesAcquisition {
   }
   void formulate(Model& m, const PointVariables& p) const override {
     const int a = p.x_vars[0], b = p.x_vars[1];
-    m.set_objective({ObjectiveSense::Maximize, {{a, 0.6}, {b, 4.0}}, {{a, a, -1}, {b, b, -1}},
+    m.set_objective({ObjectiveSense::Maximize,
+                     {{a, 0.6}, {b, 4.0}},
+                     {{a, a, -1}, {b, b, -1}},
                      5.0 - 0.09 - 4.0});
   }
 };
@@ -71,7 +73,9 @@ class NotFormulated final : public Acquisition {
 // x0 + x1 <= 2.1 as a formulated known constraint.
 class SumBound final : public Constraint, public FormulatesConstraint {
  public:
-  double violation(const Eigen::VectorXd& x) const override { return std::max(0.0, x[0] + x[1] - 2.1); }
+  double violation(const Eigen::VectorXd& x) const override {
+    return std::max(0.0, x[0] + x[1] - 2.1);
+  }
   std::string describe() const override { return "x0 + x1 <= 2.1"; }
   void formulate(Model& m, const PointVariables& p) const override {
     m.add_linear_row({"sum", {{p.x_vars[0], 1}, {p.x_vars[1], 1}}, RowSense::LessEqual, 2.1});
@@ -104,7 +108,8 @@ TEST(glpk_bnb_plugin, maximizes_a_formulated_acquisition_under_a_constraint) {
   EXPECT_GE(p.certificate->best_bound, p.value - 1e-3);
   // GLPK's terminal output reaches the Context's log instead of stdout.
   bool glpk_logged = false;
-  for (const std::string& line : s.ctx.logs()) glpk_logged |= line.find("glpk: ") != std::string::npos;
+  for (const std::string& line : s.ctx.logs())
+    glpk_logged |= line.find("glpk: ") != std::string::npos;
   EXPECT_TRUE(glpk_logged);
 }
 

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <map>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/sdk/error.hpp"
@@ -77,9 +77,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
   using Fn = int (*)(const std::vector<std::string>&, const cli::Globals&);
   const std::map<std::string, Fn> commands{
-      {"run", cli::cmd_run},     {"check", cli::cmd_check}, {"init", cli::cmd_init}, {"plugins", cli::cmd_plugins},
-      {"ask", cli::cmd_ask},     {"tell", cli::cmd_tell},   {"show", cli::cmd_show},
-      {"export", cli::cmd_export}, {"solve", cli::cmd_solve}, {"problems", cli::cmd_problems}, {"problem", cli::cmd_problem}};
+      {"run", cli::cmd_run},           {"check", cli::cmd_check},    {"init", cli::cmd_init},
+      {"plugins", cli::cmd_plugins},   {"ask", cli::cmd_ask},        {"tell", cli::cmd_tell},
+      {"show", cli::cmd_show},         {"export", cli::cmd_export},  {"solve", cli::cmd_solve},
+      {"problems", cli::cmd_problems}, {"problem", cli::cmd_problem}};
   auto it = commands.find(command);
   if (it == commands.end()) {
     std::vector<std::string> names;

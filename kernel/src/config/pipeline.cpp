@@ -40,9 +40,8 @@ using config::type_name;
 using Names = std::vector<std::string>;
 
 const Names kTopLevelKeys = {
-    "study",          "problem",   "black_box_constraints", "known_constraints",
-    "initial_design", "surrogate", "acquisition",           "inner_solver",
-    "model_solver"};
+    "study",     "problem",     "black_box_constraints", "known_constraints", "initial_design",
+    "surrogate", "acquisition", "inner_solver",          "model_solver"};
 const Names kStudyKeys = {"name", "seed", "budget", "direction", "time_limit"};
 const Names kCommandKeys = {"command", "timeout", "workdir", "parameters"};
 const Names kParameterKeys = {"name", "type",    "low",     "high",

@@ -275,13 +275,15 @@ struct Study::Impl {
       known_ids.push_back(problem_id + " (known constraints)");
       return;
     }
-    const auto specs = guarded_call(problem_id, "known_constraints", [&] { return hk.known_constraints(); });
+    const auto specs =
+        guarded_call(problem_id, "known_constraints", [&] { return hk.known_constraints(); });
     for (const auto& spec : specs) {
       ComponentSpec cs;
       cs.kind = sdk::Kind::Constraint;
       cs.name = "polynomial";
       cs.params = sdk::validate_params(
-          guarded_call(poly->id, "params", [&]() -> const sdk::ParamSpecList& { return poly->info.params(); }),
+          guarded_call(poly->id, "params",
+                       [&]() -> const sdk::ParamSpecList& { return poly->info.params(); }),
           {{"expression", spec.expression}}, poly->id);
       problem_constraint_specs.push_back(std::make_unique<ComponentSpec>(std::move(cs)));
       KernelContext& ctx = new_context(poly->id);
@@ -305,9 +307,10 @@ struct Study::Impl {
       model_solver_component = make<sdk::InnerSolver>(*pipeline.model_solver, ctx);
       ms = dynamic_cast<sdk::ModelSolver*>(model_solver_component.get());
       if (ms == nullptr) {
-        throw ConfigError(fmt::format("[model_solver] {} cannot solve models (it does not "
-                                      "implement arbo::sdk::ModelSolver)",
-                                      pipeline.model_solver->id()));
+        throw ConfigError(
+            fmt::format("[model_solver] {} cannot solve models (it does not "
+                        "implement arbo::sdk::ModelSolver)",
+                        pipeline.model_solver->id()));
       }
     } else {
       ms = dynamic_cast<sdk::ModelSolver*>(solver.get());
@@ -322,15 +325,17 @@ struct Study::Impl {
     if (dynamic_cast<const sdk::ModelSolver*>(solver.get()) == nullptr) return;
     const std::string sid = pipeline.inner_solver.id();
     const auto missing = [&](const std::string& who, const char* capability) {
-      return ConfigError(fmt::format("{} optimizes the acquisition as a model, but {} cannot "
-                                     "formulate itself (capability arbo::sdk::{} missing); use a "
-                                     "black-box inner solver or a component that can",
-                                     sid, who, capability));
+      return ConfigError(
+          fmt::format("{} optimizes the acquisition as a model, but {} cannot "
+                      "formulate itself (capability arbo::sdk::{} missing); use a "
+                      "black-box inner solver or a component that can",
+                      sid, who, capability));
     };
     if (acquisition && !dynamic_cast<const sdk::FormulatesAcquisition*>(acquisition.get())) {
       throw missing(pipeline.acquisition->id(), "FormulatesAcquisition");
     }
-    if (!surrogates.empty() && !dynamic_cast<const sdk::FormulatesSurrogate*>(surrogates[0].get())) {
+    if (!surrogates.empty() &&
+        !dynamic_cast<const sdk::FormulatesSurrogate*>(surrogates[0].get())) {
       throw missing(pipeline.surrogate->id(), "FormulatesSurrogate");
     }
     for (std::size_t k = 0; k < known.size(); ++k) {
@@ -424,16 +429,15 @@ struct Study::Impl {
         return sdk::project_onto_constraints(space, cons, *aux_solver, x);
       });
       if (!ok || known_violation(x) > 1e-6) continue;
-      const bool duplicate = std::any_of(design.begin(), design.end(), [&](const Eigen::VectorXd& y) {
-        return (x - y).cwiseAbs().maxCoeff() <= 1e-9;
-      });
+      const bool duplicate = std::any_of(
+          design.begin(), design.end(),
+          [&](const Eigen::VectorXd& y) { return (x - y).cwiseAbs().maxCoeff() <= 1e-9; });
       if (duplicate) continue;
       design.push_back(std::move(x));
       ++projected;
     }
     if (projected > 0) {
-      logger->info("{} initial design points were projected onto the known constraints",
-                   projected);
+      logger->info("{} initial design points were projected onto the known constraints", projected);
     }
   }
 

@@ -54,8 +54,8 @@ struct Node {
   int depth = 0;
   std::vector<BoundChange> changes;  // from the root
   std::shared_ptr<const SavedBasis> basis;
-  int branch_var = -1;   // integer branching that created the node, for pseudo-costs
-  int branch_dir = 0;    // 0 down, 1 up
+  int branch_var = -1;  // integer branching that created the node, for pseudo-costs
+  int branch_dir = 0;   // 0 down, 1 up
   double branch_dist = 0.0;
   std::uint64_t seq = 0;
 };
@@ -90,9 +90,7 @@ class Search {
   void log(sdk::LogLevel level, fmt::format_string<Args...> f, Args&&... args) {
     if (cfg_.log) cfg_.log(level, fmt::format(f, std::forward<Args>(args)...));
   }
-  double elapsed() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count();
-  }
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   double ms_left() const {
     if (!std::isfinite(opt_.time_limit_seconds)) return -1.0;
     return std::max(1.0, 1000.0 * (opt_.time_limit_seconds - elapsed()));
@@ -202,7 +200,8 @@ void Search::build_lp() {
     if (!c.objective) continue;
     const auto n = static_cast<Eigen::Index>(c.qvars.size());
     Eigen::VectorXd xq(n);
-    for (Eigen::Index k = 0; k < n; ++k) xq[k] = x0[static_cast<std::size_t>(c.qvars[static_cast<std::size_t>(k)])];
+    for (Eigen::Index k = 0; k < n; ++k)
+      xq[k] = x0[static_cast<std::size_t>(c.qvars[static_cast<std::size_t>(k)])];
     const Eigen::VectorXd g = 2.0 * (c.Q * xq);
     SparseRow row;
     for (Eigen::Index k = 0; k < n; ++k) {
@@ -293,11 +292,13 @@ int Search::add_cuts(const std::vector<double>& x, double obj_estimate) {
   for (const ConvexRow& c : P_.convex) {
     const auto n = static_cast<Eigen::Index>(c.qvars.size());
     Eigen::VectorXd xq(n);
-    for (Eigen::Index k = 0; k < n; ++k) xq[k] = x[static_cast<std::size_t>(c.qvars[static_cast<std::size_t>(k)])];
+    for (Eigen::Index k = 0; k < n; ++k)
+      xq[k] = x[static_cast<std::size_t>(c.qvars[static_cast<std::size_t>(k)])];
     const Eigen::VectorXd Qx = c.Q * xq;
     const double quad = xq.dot(Qx);
     double g = quad - c.rhs;
-    for (std::size_t k = 0; k < c.lin_idx.size(); ++k) g += c.lin_val[k] * x[static_cast<std::size_t>(c.lin_idx[k])];
+    for (std::size_t k = 0; k < c.lin_idx.size(); ++k)
+      g += c.lin_val[k] * x[static_cast<std::size_t>(c.lin_idx[k])];
     if (g <= (c.objective ? obj_tol : feas)) continue;
     // Tangent of the convex function at x: 2 x'Q y + a'y <= rhs + x'Q x.
     SparseRow row;
@@ -397,9 +398,11 @@ void Search::snap(const std::vector<double>& x, std::vector<double>& out) const 
 
 double Search::true_objective(const std::vector<double>& xs) const {
   double z = P_.cost_const;
-  for (const auto& t : model_.objective().linear) z += P_.sense * t.coef * xs[static_cast<std::size_t>(t.var)];
+  for (const auto& t : model_.objective().linear)
+    z += P_.sense * t.coef * xs[static_cast<std::size_t>(t.var)];
   for (const auto& t : model_.objective().quad) {
-    z += P_.sense * t.coef * xs[static_cast<std::size_t>(t.var1)] * xs[static_cast<std::size_t>(t.var2)];
+    z += P_.sense * t.coef * xs[static_cast<std::size_t>(t.var1)] *
+         xs[static_cast<std::size_t>(t.var2)];
   }
   return z;
 }
@@ -486,8 +489,9 @@ bool Search::choose_branch(const std::vector<double>& x, double node_obj, Branch
   for (std::size_t p = 0; p < P_.products.size(); ++p) {
     if (!mark_[p]) continue;
     const Product& pr = P_.products[p];
-    const double err = std::abs(x[static_cast<std::size_t>(pr.w)] -
-                                x[static_cast<std::size_t>(pr.i)] * x[static_cast<std::size_t>(pr.j)]);
+    const double err =
+        std::abs(x[static_cast<std::size_t>(pr.w)] -
+                 x[static_cast<std::size_t>(pr.i)] * x[static_cast<std::size_t>(pr.j)]);
     const double score = err * std::max(pr.weight, 1e-12);
     if (score > best_score) {
       best_score = score;
@@ -725,7 +729,8 @@ void Search::polish(const std::vector<double>& x) {
         value += t.coef * xk[static_cast<std::size_t>(t.var)];
       }
       for (const auto& t : q.quad) {
-        const double a = xk[static_cast<std::size_t>(t.var1)], b = xk[static_cast<std::size_t>(t.var2)];
+        const double a = xk[static_cast<std::size_t>(t.var1)],
+                     b = xk[static_cast<std::size_t>(t.var2)];
         value += t.coef * a * b;
         add(t.var1, t.coef * b);
         add(t.var2, t.coef * a);
@@ -813,7 +818,8 @@ void Search::process(Node& node, std::vector<Node>& children) {
   if (br.integer && br.frac > 0) {
     std::vector<double> xr = x;
     for (int j = 0; j < P_.n_orig; ++j) {
-      if (P_.integer[static_cast<std::size_t>(j)]) xr[static_cast<std::size_t>(j)] = std::round(xr[static_cast<std::size_t>(j)]);
+      if (P_.integer[static_cast<std::size_t>(j)])
+        xr[static_cast<std::size_t>(j)] = std::round(xr[static_cast<std::size_t>(j)]);
     }
     consider(xr, "rounding");
   }
@@ -920,9 +926,9 @@ sdk::SolveResult Search::finish(bool limit, const std::string& note) {
   res.best_bound = P_.sense * bound;
   res.message = note;
   if (res.message.empty()) {
-    res.message = fmt::format("{}: {} nodes, {} LP iterations, {} cuts, {:.3f} s",
-                              sdk::to_string(res.status), res.nodes, res.lp_iterations, cuts_,
-                              res.seconds);
+    res.message =
+        fmt::format("{}: {} nodes, {} LP iterations, {} cuts, {:.3f} s", sdk::to_string(res.status),
+                    res.nodes, res.lp_iterations, cuts_, res.seconds);
   }
   return res;
 }
@@ -1036,10 +1042,13 @@ sdk::SolveResult Search::run() {
 
 void check_options(const sdk::SolveOptions& o) {
   auto bad = [](const std::string& what) { throw sdk::InvalidArgument("glpk_bnb: " + what); };
-  if (!(o.absolute_gap >= 0.0)) bad(fmt::format("absolute_gap must be >= 0, got {}", o.absolute_gap));
-  if (!(o.relative_gap >= 0.0)) bad(fmt::format("relative_gap must be >= 0, got {}", o.relative_gap));
+  if (!(o.absolute_gap >= 0.0))
+    bad(fmt::format("absolute_gap must be >= 0, got {}", o.absolute_gap));
+  if (!(o.relative_gap >= 0.0))
+    bad(fmt::format("relative_gap must be >= 0, got {}", o.relative_gap));
   if (!(o.feasibility_tolerance > 0.0) || !std::isfinite(o.feasibility_tolerance)) {
-    bad(fmt::format("feasibility_tolerance must be finite and > 0, got {}", o.feasibility_tolerance));
+    bad(fmt::format("feasibility_tolerance must be finite and > 0, got {}",
+                    o.feasibility_tolerance));
   }
   if (!(o.time_limit_seconds > 0.0)) {
     bad(fmt::format("time_limit_seconds must be > 0, got {}", o.time_limit_seconds));

@@ -26,10 +26,10 @@ glpk::MilpMethod milp_method(const std::string& name) {
 
 const sdk::ParamSpecList& GlpkBnb::params() {
   static const sdk::ParamSpecList specs{
-      sdk::ParamSpec::real("absolute_gap",
-                           "Stop when incumbent - bound <= this (objective units).", 1e-4, 0.0),
-      sdk::ParamSpec::real("relative_gap",
-                           "Stop when incumbent - bound <= this * |incumbent|.", 1e-4, 0.0),
+      sdk::ParamSpec::real("absolute_gap", "Stop when incumbent - bound <= this (objective units).",
+                           1e-4, 0.0),
+      sdk::ParamSpec::real("relative_gap", "Stop when incumbent - bound <= this * |incumbent|.",
+                           1e-4, 0.0),
       sdk::ParamSpec::real("feasibility_tolerance",
                            "Largest violation of a row, bound or integrality accepted in a "
                            "solution (absolute).",
@@ -76,13 +76,15 @@ void GlpkBnb::dump(const sdk::Model& model) {
   ++dumped_;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << sdk::write_lp(model);
-  if (!out) throw sdk::Error(fmt::format("inner_solver/glpk_bnb: cannot write dump_model '{}'", path));
+  if (!out)
+    throw sdk::Error(fmt::format("inner_solver/glpk_bnb: cannot write dump_model '{}'", path));
 }
 
 sdk::SolveResult GlpkBnb::solve(const sdk::Model& model, const sdk::SolveOptions& options) {
   sdk::SolveOptions o = options;
   const double left = ctx_.seconds_left();
-  if (std::isfinite(left)) o.time_limit_seconds = std::min(o.time_limit_seconds, std::max(left, 1e-3));
+  if (std::isfinite(left))
+    o.time_limit_seconds = std::min(o.time_limit_seconds, std::max(left, 1e-3));
   dump(model);
   try {
     return glpk::solve_model(model, o, config_);
@@ -109,7 +111,8 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
     } else if (p.type == sdk::ParamType::Binary) {
       type = sdk::VarType::Binary;
     }
-    point.x_vars.push_back(model.add_variable(p.name, type, space.lower()[static_cast<Eigen::Index>(i)],
+    point.x_vars.push_back(model.add_variable(p.name, type,
+                                              space.lower()[static_cast<Eigen::Index>(i)],
                                               space.upper()[static_cast<Eigen::Index>(i)]));
   }
   if (request.acquisition != nullptr) {
@@ -126,10 +129,10 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
   for (const sdk::Constraint* c : request.constraints) {
     const auto* f = dynamic_cast<const sdk::FormulatesConstraint*>(c);
     if (f == nullptr) {
-      throw sdk::Error(fmt::format(
-          "inner_solver/glpk_bnb needs every known constraint to have the capability "
-          "arbo::sdk::FormulatesConstraint; '{}' does not offer it",
-          c->describe()));
+      throw sdk::Error(
+          fmt::format("inner_solver/glpk_bnb needs every known constraint to have the capability "
+                      "arbo::sdk::FormulatesConstraint; '{}' does not offer it",
+                      c->describe()));
     }
     f->formulate(model, point);
   }

@@ -35,11 +35,11 @@ struct CallbackData {
   double abs_gap;
   long long node_limit;
   const BnbConfig* config;
-  double best_bound;     // of the minimization
+  double best_bound;  // of the minimization
   int have_bound;
   int nodes;
   int iterations;
-  int stopped;           // 1: node limit, 2: absolute gap, 3: cancelled
+  int stopped;  // 1: node limit, 2: absolute gap, 3: cancelled
 };
 
 bool cancelled(const BnbConfig* config) noexcept {
@@ -81,7 +81,8 @@ void callback(glp_tree* tree, void* info) noexcept {
 sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOptions& options,
                                    const BnbConfig& config) {
   if (!model.is_linear()) {
-    throw sdk::InvalidArgument("glp_intopt solves linear models only; this one has quadratic terms");
+    throw sdk::InvalidArgument(
+        "glp_intopt solves linear models only; this one has quadratic terms");
   }
   const auto start = std::chrono::steady_clock::now();
   const Prepared P = prepare(model);
@@ -122,9 +123,10 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
   const int* pja = ja.data();
   const double* par = ar.data();
   double* px = x.data();
-  const int tm_lim = std::isfinite(options.time_limit_seconds)
-                         ? static_cast<int>(std::min(2e9, std::max(1.0, 1000.0 * options.time_limit_seconds)))
-                         : std::numeric_limits<int>::max();
+  const int tm_lim =
+      std::isfinite(options.time_limit_seconds)
+          ? static_cast<int>(std::min(2e9, std::max(1.0, 1000.0 * options.time_limit_seconds)))
+          : std::numeric_limits<int>::max();
   CallbackData data{options.absolute_gap, options.node_limit, &config, -kInfinity, 0, 0, 0, 0};
   CallbackData* pdata = &data;
   const double rel_gap = options.relative_gap;
@@ -215,9 +217,9 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
   } else {
     res.status = sdk::SolveStatus::Error;
   }
-  res.message = fmt::format("{} (glp_intopt rc {}): {} nodes, {} LP iterations, {:.3f} s",
-                            sdk::to_string(res.status), rc, res.nodes, res.lp_iterations,
-                            res.seconds);
+  res.message =
+      fmt::format("{} (glp_intopt rc {}): {} nodes, {} LP iterations, {:.3f} s",
+                  sdk::to_string(res.status), rc, res.nodes, res.lp_iterations, res.seconds);
   return res;
 }
 

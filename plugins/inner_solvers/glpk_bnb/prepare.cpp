@@ -7,8 +7,8 @@
 #include <map>
 #include <utility>
 
-#include <Eigen/Cholesky>
 #include <fmt/format.h>
+#include <Eigen/Cholesky>
 
 #include <arbo/sdk/error.hpp>
 
@@ -54,9 +54,7 @@ bool row_range(sdk::RowSense sense, double rhs, double& lo, double& up) {
   switch (sense) {
     case sdk::RowSense::LessEqual: up = rhs; return rhs != -kInfinity;
     case sdk::RowSense::GreaterEqual: lo = rhs; return rhs != kInfinity;
-    case sdk::RowSense::Equal:
-      lo = up = rhs;
-      return std::isfinite(rhs);
+    case sdk::RowSense::Equal: lo = up = rhs; return std::isfinite(rhs);
   }
   return true;
 }
@@ -80,8 +78,8 @@ void interval_product(double li, double ui, double lj, double uj, bool square, d
 // Feasibility-based bound tightening (interval propagation) over all rows. Returns false when
 // some variable's bounds cross, i.e. the model is infeasible.
 bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable>& vars,
-               std::vector<double>& lo, std::vector<double>& up,
-               const std::vector<char>& integer, std::string& why) {
+               std::vector<double>& lo, std::vector<double>& up, const std::vector<char>& integer,
+               std::string& why) {
   auto tighten = [&](int v, double nlo, double nup, bool& changed) -> bool {
     const auto k = static_cast<std::size_t>(v);
     // A margin of a few ulps keeps round-off from cutting off points that satisfy a row
@@ -107,8 +105,8 @@ bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable
         const double mid = 0.5 * (lo[k] + up[k]);
         lo[k] = up[k] = integer[k] ? std::round(mid) : mid;
       } else {
-        why = fmt::format("bounds of '{}' cross after propagation: [{}, {}]", vars[k].name,
-                          lo[k], up[k]);
+        why = fmt::format("bounds of '{}' cross after propagation: [{}, {}]", vars[k].name, lo[k],
+                          up[k]);
         return false;
       }
     }
@@ -127,8 +125,14 @@ bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable
       int inf_lo = 0, inf_up = 0;
       auto account = [&](double tl, double tu) {
         ranges.push_back({tl, tu});
-        if (std::isfinite(tl)) sum_lo += tl; else ++inf_lo;
-        if (std::isfinite(tu)) sum_up += tu; else ++inf_up;
+        if (std::isfinite(tl))
+          sum_lo += tl;
+        else
+          ++inf_lo;
+        if (std::isfinite(tu))
+          sum_up += tu;
+        else
+          ++inf_up;
       };
       for (const auto& [v, a] : row.lin) {
         const auto k = static_cast<std::size_t>(v);
@@ -140,15 +144,18 @@ bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable
         const auto j = static_cast<std::size_t>(key.second);
         double pl = 0, pu = 0;
         interval_product(lo[i], up[i], lo[j], up[j], i == j, pl, pu);
-        account(c > 0 ? safe_mul(c, pl) : safe_mul(c, pu), c > 0 ? safe_mul(c, pu) : safe_mul(c, pl));
+        account(c > 0 ? safe_mul(c, pl) : safe_mul(c, pu),
+                c > 0 ? safe_mul(c, pu) : safe_mul(c, pl));
       }
       std::size_t t = 0;
       auto bounds_for_term = [&](double& tmin, double& tmax) {
         const TermRange r = ranges[t++];
         const int rest_inf_lo = inf_lo - (std::isfinite(r.lo) ? 0 : 1);
         const int rest_inf_up = inf_up - (std::isfinite(r.up) ? 0 : 1);
-        const double rest_lo = rest_inf_lo > 0 ? -kInfinity : sum_lo - (std::isfinite(r.lo) ? r.lo : 0.0);
-        const double rest_up = rest_inf_up > 0 ? kInfinity : sum_up - (std::isfinite(r.up) ? r.up : 0.0);
+        const double rest_lo =
+            rest_inf_lo > 0 ? -kInfinity : sum_lo - (std::isfinite(r.lo) ? r.lo : 0.0);
+        const double rest_up =
+            rest_inf_up > 0 ? kInfinity : sum_up - (std::isfinite(r.up) ? r.up : 0.0);
         tmax = (std::isfinite(row.up) && std::isfinite(rest_lo)) ? row.up - rest_lo : kInfinity;
         tmin = (std::isfinite(row.lo) && std::isfinite(rest_up)) ? row.lo - rest_up : -kInfinity;
       };
@@ -259,8 +266,8 @@ void envelope(const Product& p, double li, double ui, double lj, double uj, Spar
     lo[k] = -kInfinity;
     up[k] = kInfinity;
   }
-  const bool finite = std::isfinite(li) && std::isfinite(ui) && std::isfinite(lj) &&
-                      std::isfinite(uj);
+  const bool finite =
+      std::isfinite(li) && std::isfinite(ui) && std::isfinite(lj) && std::isfinite(uj);
   if (!finite) return;  // a free row constrains nothing; prepare() rejects such products
   auto set = [&](int k, double ci, double cj, double rlo, double rup) {
     rows[k].idx = {p.w};
@@ -345,8 +352,8 @@ Prepared prepare(const sdk::Model& model) {
     P.up[j] = P.integer[j] && std::isfinite(v.upper) ? std::floor(v.upper + 1e-9) : v.upper;
     if (P.lo[j] > P.up[j]) {
       P.infeasible = true;
-      P.infeasible_reason = fmt::format("integer variable '{}' has no integer in [{}, {}]",
-                                        v.name, v.lower, v.upper);
+      P.infeasible_reason =
+          fmt::format("integer variable '{}' has no integer in [{}, {}]", v.name, v.lower, v.upper);
     }
   }
 
@@ -426,11 +433,10 @@ Prepared prepare(const sdk::Model& model) {
         }
       }
       double plo = 0, pup = 0;
-      interval_product(P.lo[static_cast<std::size_t>(key.first)],
-                       P.up[static_cast<std::size_t>(key.first)],
-                       P.lo[static_cast<std::size_t>(key.second)],
-                       P.up[static_cast<std::size_t>(key.second)], key.first == key.second, plo,
-                       pup);
+      interval_product(
+          P.lo[static_cast<std::size_t>(key.first)], P.up[static_cast<std::size_t>(key.first)],
+          P.lo[static_cast<std::size_t>(key.second)], P.up[static_cast<std::size_t>(key.second)],
+          key.first == key.second, plo, pup);
       Product p;
       p.w = new_column(plo, pup);
       p.i = key.first;
@@ -539,10 +545,10 @@ Prepared prepare(const sdk::Model& model) {
     if (qrows[r].convex) {
       throw sdk::InvalidArgument(fmt::format(
           "{} is declared convex but is not: {}", where,
-          e.quad.empty() ? "it has no quadratic terms"
-                         : (one_sided ? fmt::format("its Hessian is not positive semidefinite ({})",
-                                                    detail)
-                                      : std::string("it is an equality"))));
+          e.quad.empty()
+              ? "it has no quadratic terms"
+              : (one_sided ? fmt::format("its Hessian is not positive semidefinite ({})", detail)
+                           : std::string("it is an equality"))));
     }
     std::map<int, double> coefs = e.lin;
     for (const auto& [key, c] : e.quad) {
@@ -588,7 +594,8 @@ Prepared prepare(const sdk::Model& model) {
   for (std::size_t p = 0; p < P.products.size(); ++p) {
     const Product& pr = P.products[p];
     P.products_of_var[static_cast<std::size_t>(pr.i)].push_back(static_cast<int>(p));
-    if (pr.j != pr.i) P.products_of_var[static_cast<std::size_t>(pr.j)].push_back(static_cast<int>(p));
+    if (pr.j != pr.i)
+      P.products_of_var[static_cast<std::size_t>(pr.j)].push_back(static_cast<int>(p));
   }
   return P;
 }

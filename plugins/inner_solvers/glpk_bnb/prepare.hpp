@@ -18,9 +18,9 @@ namespace arbo::plugins::glpk {
 /// `x_q' Q x_q + lin'x <= rhs` with Q positive semidefinite.
 struct ConvexRow {
   std::string name;
-  std::vector<int> qvars;       ///< columns of Q
-  Eigen::MatrixXd Q;            ///< symmetric
-  std::vector<int> lin_idx;     ///< linear part, merged
+  std::vector<int> qvars;    ///< columns of Q
+  Eigen::MatrixXd Q;         ///< symmetric
+  std::vector<int> lin_idx;  ///< linear part, merged
   std::vector<double> lin_val;
   double rhs = 0.0;
   bool objective = false;  ///< the epigraph row of a convex quadratic objective

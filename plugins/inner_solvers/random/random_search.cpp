@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include <arbo/sdk/projection.hpp>
 #include <fmt/format.h>
+#include <arbo/sdk/projection.hpp>
 
 namespace arbo::plugins {
 

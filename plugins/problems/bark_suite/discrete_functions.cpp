@@ -20,7 +20,8 @@ constexpr int kRosenbrockReals = 4;
 sdk::Space mixed_space(int num_int, std::int64_t int_lo, std::int64_t int_hi, int num_real,
                        double real_lo, double real_hi) {
   std::vector<sdk::Parameter> p;
-  for (int i = 0; i < num_int; ++i) p.push_back(sdk::Parameter::integer(fmt::format("x_{}", i), int_lo, int_hi));
+  for (int i = 0; i < num_int; ++i)
+    p.push_back(sdk::Parameter::integer(fmt::format("x_{}", i), int_lo, int_hi));
   for (int i = 0; i < num_real; ++i) {
     p.push_back(sdk::Parameter::real(fmt::format("x_{}", num_int + i), real_lo, real_hi));
   }
@@ -85,8 +86,8 @@ void DiscreteAckley13::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) 
     squares += z * z;
     cosines += std::cos(2.0 * std::numbers::pi * z);
   }
-  out.objective = -20.0 * std::exp(-0.2 * std::sqrt(squares / d)) - std::exp(cosines / d) +
-                  20.0 + std::numbers::e;
+  out.objective = -20.0 * std::exp(-0.2 * std::sqrt(squares / d)) - std::exp(cosines / d) + 20.0 +
+                  std::numbers::e;
   out.constraints.resize(0);
 }
 

@@ -28,8 +28,8 @@ constexpr std::array<double, 5> kDiscount = {0.0, 0.2, 0.3, 0.3, 0.0};
 sdk::Space pest_space() {
   std::vector<sdk::Parameter> p;
   for (int s = 1; s <= kStages; ++s) {
-    p.push_back(sdk::Parameter::categorical(fmt::format("stage_{}", s),
-                                            {"none", "p1", "p2", "p3", "p4"}));
+    p.push_back(
+        sdk::Parameter::categorical(fmt::format("stage_{}", s), {"none", "p1", "p2", "p3", "p4"}));
   }
   return sdk::Space(std::move(p));
 }
@@ -111,8 +111,8 @@ void PestControl::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   for (int s = 0; s < kStages; ++s) {
     const long c = std::lround(x[s]);
     if (c < 0 || c > 4) {
-      throw sdk::InvalidArgument(
-          fmt::format("problem/pest_control: stage_{} = {} is not a choice index 0..4", s + 1, x[s]));
+      throw sdk::InvalidArgument(fmt::format(
+          "problem/pest_control: stage_{} = {} is not a choice index 0..4", s + 1, x[s]));
     }
     h[static_cast<std::size_t>(s)] = static_cast<int>(c);
   }

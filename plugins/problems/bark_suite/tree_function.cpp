@@ -173,7 +173,8 @@ class ForestMinimizer {
 
 sdk::Space forest_space(int num_real, int num_categorical) {
   std::vector<sdk::Parameter> p;
-  for (int i = 0; i < num_real; ++i) p.push_back(sdk::Parameter::real(fmt::format("x_{}", i), 0.0, 1.0));
+  for (int i = 0; i < num_real; ++i)
+    p.push_back(sdk::Parameter::real(fmt::format("x_{}", i), 0.0, 1.0));
   for (int i = 0; i < num_categorical; ++i) {
     p.push_back(sdk::Parameter::categorical(fmt::format("c_{}", i), {"a", "b", "c", "d", "e"}));
   }
@@ -225,9 +226,10 @@ void TreeForestProblem::minimize() {
   // Reported as evaluated, so f(x*) == f* holds bit for bit (same summation order).
   optimum_ = value_at(optimizer_);
   if (std::abs(optimum_ - best) > 1e-9) {
-    throw sdk::Error(fmt::format("problem/{}: the optimal cell's centre evaluates to {} but the "
-                                 "branch and bound found {}",
-                                 id_, optimum_, best));
+    throw sdk::Error(
+        fmt::format("problem/{}: the optimal cell's centre evaluates to {} but the "
+                    "branch and bound found {}",
+                    id_, optimum_, best));
   }
 }
 

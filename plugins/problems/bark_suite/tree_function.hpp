@@ -36,7 +36,7 @@ class TreeForestProblem : public sdk::Problem {
     std::uint32_t subset = 0;  // categorical split: bit c set = category c goes left
     int left = -1;
     int right = -1;
-    double value = 0.0;        // leaf value
+    double value = 0.0;  // leaf value
   };
 
  protected:

@@ -63,9 +63,9 @@ constexpr const char* kG4W = "9.300961 + 0.0047026*x2*x4 + 0.0012547*x0*x2 + 0.0
 
 std::vector<sdk::KnownConstraintSpec> g4_specs() {
   return {
-      {"g1", fmt::format("0 <= {}", kG4U)},   {"g2", fmt::format("{} <= 92", kG4U)},
-      {"g3", fmt::format("90 <= {}", kG4V)},  {"g4", fmt::format("{} <= 110", kG4V)},
-      {"g5", fmt::format("20 <= {}", kG4W)},  {"g6", fmt::format("{} <= 25", kG4W)},
+      {"g1", fmt::format("0 <= {}", kG4U)},  {"g2", fmt::format("{} <= 92", kG4U)},
+      {"g3", fmt::format("90 <= {}", kG4V)}, {"g4", fmt::format("{} <= 110", kG4V)},
+      {"g5", fmt::format("20 <= {}", kG4W)}, {"g6", fmt::format("{} <= 25", kG4W)},
   };
 }
 
@@ -300,9 +300,9 @@ sdk::ProblemInfo G10::info() const {
   i.source = hedar_source("G10", "g10");
   i.optimum = 7049.24802052867;
   i.optimum_is_best_known = true;
-  i.optimizers = {vec({579.306685017979589, 1359.97067807935605, 5109.97065743133317,
-                       182.01769963061534, 295.601173702746792, 217.982300369384632,
-                       286.41652592786852, 395.601173702746735})};
+  i.optimizers = {
+      vec({579.306685017979589, 1359.97067807935605, 5109.97065743133317, 182.01769963061534,
+           295.601173702746792, 217.982300369384632, 286.41652592786852, 395.601173702746735})};
   return i;
 }
 

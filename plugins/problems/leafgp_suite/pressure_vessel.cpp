@@ -66,8 +66,8 @@ void PressureVessel::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   // The reference code multiplies the first term by the integer x0 instead of Ts = 0.0625 x0
   // (digest §9); "standard" uses the textbook Ts.
   const double first = leafgp_code_ ? x[0] : ts;
-  out.objective = 0.6224 * first * r * l + 1.7781 * th * r * r + 3.1661 * l * ts * ts +
-                  19.84 * r * ts * ts;
+  out.objective =
+      0.6224 * first * r * l + 1.7781 * th * r * r + 3.1661 * l * ts * ts + 19.84 * r * ts * ts;
   out.constraints.resize(0);
 }
 

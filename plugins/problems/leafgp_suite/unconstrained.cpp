@@ -75,8 +75,7 @@ void Schwefel10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   out.constraints.resize(0);
 }
 
-StyblinskiTang10::StyblinskiTang10(const sdk::CreateArgs&)
-    : space_(real_cube(kDim, -5.0, 5.0)) {}
+StyblinskiTang10::StyblinskiTang10(const sdk::CreateArgs&) : space_(real_cube(kDim, -5.0, 5.0)) {}
 
 const sdk::ParamSpecList& StyblinskiTang10::params() { return no_params(); }
 

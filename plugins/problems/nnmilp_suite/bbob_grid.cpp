@@ -128,11 +128,11 @@ double gallagher21(const Eigen::VectorXd& x) {
 }
 
 sdk::Space grid_space() {
-  static const std::vector<std::string> labels = {"-5",     "-3.8889", "-2.7778", "-1.6667",
-                                                  "0",      "0.5556",  "1.6667",  "2.7778",
-                                                  "3.8889", "5"};
+  static const std::vector<std::string> labels = {"-5",     "-3.8889", "-2.7778", "-1.6667", "0",
+                                                  "0.5556", "1.6667",  "2.7778",  "3.8889",  "5"};
   std::vector<sdk::Parameter> p;
-  for (int i = 0; i < kDim; ++i) p.push_back(sdk::Parameter::categorical(fmt::format("x{}", i), labels));
+  for (int i = 0; i < kDim; ++i)
+    p.push_back(sdk::Parameter::categorical(fmt::format("x{}", i), labels));
   return sdk::Space(std::move(p));
 }
 
@@ -147,7 +147,8 @@ double median(std::vector<double> v) {
 const std::array<double, 10>& BbobGridProblem::grid() {
   static const std::array<double, 10> values = [] {
     std::array<double, 10> v{};
-    for (int k = 0; k < kLevels; ++k) v[static_cast<std::size_t>(k)] = -5.0 + 10.0 * k / (kLevels - 1);
+    for (int k = 0; k < kLevels; ++k)
+      v[static_cast<std::size_t>(k)] = -5.0 + 10.0 * k / (kLevels - 1);
     v[kZeroIndex] = 0.0;
     return v;
   }();
@@ -157,8 +158,7 @@ const std::array<double, 10>& BbobGridProblem::grid() {
 double BbobGridProblem::raw_value(BbobFunction f, const Eigen::VectorXd& x) {
   const Eigen::Index dim = x.size();
   switch (f) {
-    case BbobFunction::Sphere:
-      return x.squaredNorm();
+    case BbobFunction::Sphere: return x.squaredNorm();
     case BbobFunction::EllipsoidSeparable: {
       double s = 0.0;
       for (Eigen::Index i = 0; i < dim; ++i) {
@@ -236,8 +236,7 @@ double BbobGridProblem::raw_value(BbobFunction f, const Eigen::VectorXd& x) {
       }
       return total + kSchwefelConstant;
     }
-    case BbobFunction::Gallagher21me:
-      return gallagher21(x);
+    case BbobFunction::Gallagher21me: return gallagher21(x);
   }
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -325,7 +324,8 @@ void BbobGridProblem::find_optimum() {
   // Every other function is >= 0 with f(0) = 0.
   const double raw = raw_value(function_, to_real(optimizer_));
   if (!std::isnan(expected) && std::abs(raw - expected) > 1e-9 * std::max(1.0, std::abs(raw))) {
-    throw sdk::Error(fmt::format("problem/{}: the DP optimum {} evaluates to {}", id_, expected, raw));
+    throw sdk::Error(
+        fmt::format("problem/{}: the DP optimum {} evaluates to {}", id_, expected, raw));
   }
   optimum_ = raw / scale_;
 }

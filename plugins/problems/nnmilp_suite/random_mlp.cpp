@@ -18,7 +18,8 @@ constexpr int kLetters = 5;
 constexpr int kInputs = kPositions * kLetters;
 constexpr int kHidden = 128;
 
-void glorot_uniform(Eigen::MatrixXd& w, int fan_in, int fan_out, problems_common::PortableRng& rng) {
+void glorot_uniform(Eigen::MatrixXd& w, int fan_in, int fan_out,
+                    problems_common::PortableRng& rng) {
   const double limit = std::sqrt(6.0 / (fan_in + fan_out));
   w.resize(fan_in, fan_out);
   for (int i = 0; i < fan_in; ++i) {
