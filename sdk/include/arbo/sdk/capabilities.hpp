@@ -29,12 +29,19 @@ struct PointVariables {
 class ARBO_SDK_API FormulatesSurrogate {
  public:
   virtual ~FormulatesSurrogate();
-  /// Output of `formulate`: the mean as an affine expression of model variables, and the
-  /// variance as a model variable constrained by convex rows (-1 when the model has none).
+  /// Output of `formulate`, in the metric's units (the same units `Surrogate::predict` uses):
+  /// - `mean`, `mean_constant`: the predictive mean as an affine expression of model variables;
+  /// - `variance_var`: a variable v with convex rows that make v >= sigma^2(x) hold at every
+  ///   feasible point (an epigraph, for acquisitions that *penalize* variance), or -1;
+  /// - `stddev_var`: a variable s >= 0 with convex rows that make s <= sigma(x) hold (a
+  ///   hypograph: s^2 + (x-dependent convex terms) <= const), so that maximizing +kappa*s
+  ///   drives s to sigma(x) exactly. UCB/LCB acquisitions use it; -1 when the surrogate has
+  ///   no such form.
   struct Output {
     std::vector<LinearTerm> mean;
     double mean_constant = 0.0;
     int variance_var = -1;
+    int stddev_var = -1;
   };
   /// Adds variables and rows to `model` linking `point` to the prediction.
   virtual Output formulate(Model& model, const PointVariables& point) const = 0;
