@@ -79,9 +79,14 @@ class Suite:
         self.name = data.get("name", self.path.stem)
         self.description = data.get("description", "")
         self.budget = int(args.budget or data.get("budget", 100))
-        self.initial_design = int(data.get("initial_design", 10))
-        seeds = data.get("seeds", 5)
-        self.seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else [int(s) for s in seeds]
+        # `initial_design` and `seeds` take one value for every problem, or a table with a
+        # `default` and per-problem overrides (protocols that differ by problem, e.g. 16 initial
+        # points on the 20-D problems or 20 seeds on a few headline problems).
+        self.initial_design_of = per_problem(path, "initial_design", data.get("initial_design", 10),
+                                             int)
+        self.seeds_of = per_problem(path, "seeds", data.get("seeds", 5), seed_list)
+        self.initial_design = self.initial_design_of(None)
+        self.seeds = self.seeds_of(None)
         # Entries may be shell-style patterns ("bbob_*"), expanded against the loaded problems.
         self.problem_patterns = [str(p) for p in data.get("problems", [])]
         self.problems = []
@@ -100,12 +105,33 @@ class Suite:
                 raise SystemExit(f"{path}: pipeline name '{p}' is reserved for the peer")
         if not self.problem_patterns or not (self.pipelines or self.peers):
             raise SystemExit(f"{path}: a suite needs problems and pipelines or peers")
-        if self.initial_design > self.budget:
-            raise SystemExit(f"{path}: initial_design ({self.initial_design}) > budget "
-                             f"({self.budget})")
+        for size in self.initial_design_of.values():
+            if size > self.budget:
+                raise SystemExit(f"{path}: initial_design ({size}) > budget ({self.budget})")
 
     def methods(self):
         return list(self.pipelines) + self.peers
+
+
+def seed_list(value):
+    return list(range(1, int(value) + 1)) if isinstance(value, int) else [int(s) for s in value]
+
+
+def per_problem(path, key, value, cast):
+    """A suite value given once or as {default = ..., <problem> = ...}; returns f(problem)."""
+    if isinstance(value, dict):
+        if "default" not in value:
+            raise SystemExit(f"{path}: table '{key}' needs a 'default' entry")
+        table = {k: cast(v) for k, v in value.items()}
+    else:
+        table = {"default": cast(value)}
+
+    def lookup(problem):
+        return table.get(problem, table["default"]) if problem else table["default"]
+
+    lookup.values = table.values
+    lookup.overrides = {k: v for k, v in table.items() if k != "default"}
+    return lookup
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,7 +238,7 @@ class Job:
             "problem.plugin": json.dumps(self.problem),
             "study.seed": str(self.seed),
             "study.budget": str(s.budget),
-            "initial_design.size": str(s.initial_design),
+            "initial_design.size": str(s.initial_design_of(self.problem)),
             "study.direction": json.dumps(info["direction"]),
             "study.name": json.dumps(f"{self.method}-{self.problem}-seed{self.seed}"),
         }
@@ -337,7 +363,7 @@ class Runner:
 
     def jobs(self):
         return [Job(self, m, p, s) for m in self.suite.methods() for p in self.suite.problems
-                if p in self.problem_info for s in self.suite.seeds]
+                if p in self.problem_info for s in self.suite.seeds_of(p)]
 
     def run(self):
         s = self.suite
@@ -353,7 +379,7 @@ class Runner:
         jobs = self.jobs()
         workers = self.args.jobs or os.cpu_count() or 1
         print(f"suite {s.name}: {len(s.methods())} methods x {len(self.problem_info)} problems x "
-              f"{len(s.seeds)} seeds = {len(jobs)} runs of {s.budget} evaluations, {workers} "
+              f"{len(s.seeds)} seeds (default) = {len(jobs)} runs of {s.budget} evaluations, {workers} "
               f"in parallel -> {self.out}", flush=True)
         if self.args.dry_run:
             for j in jobs:
@@ -526,7 +552,7 @@ def make_plots(runner, results):
         ax.set_xlabel("evaluation")
         ax.set_ylabel("best feasible regret |best - f*|" if use_regret else "best feasible value")
         star = " (best known)" if info.get("optimum_is_best_known") else ""
-        title = f"{problem}: median and IQR over {len(runner.suite.seeds)} seeds"
+        title = f"{problem}: median and IQR over {len(runner.suite.seeds_of(problem))} seeds"
         if use_regret:
             title += f", f* = {info['optimum']:.6g}{star}"
         ax.set_title(title, fontsize=10)
@@ -620,8 +646,10 @@ def write_report(runner, jobs, results, plots, run_seconds):
     except ValueError:
         suite_rel = s.path
     lines += [
-        f"- suite: `{suite_rel}` ({len(s.problems)} problems, seeds {s.seeds}, budget "
-        f"{s.budget} evaluations, initial design {s.initial_design}"
+        f"- suite: `{suite_rel}` ({len(s.problems)} problems, seeds {s.seeds}"
+        + "".join(f", {len(v)} seeds on {k}" for k, v in s.seeds_of.overrides.items())
+        + f", budget {s.budget} evaluations, initial design {s.initial_design}"
+        + "".join(f", {v} on {k}" for k, v in s.initial_design_of.overrides.items())
         + (f", objective noise SD {s.noise}" if s.noise > 0 else "") + ")",
         f"- pipelines: " + ", ".join(
             f"`{m}` ({p.relative_to(REPO_DIR) if p.is_relative_to(REPO_DIR) else p})"
