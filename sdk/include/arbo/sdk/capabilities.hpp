@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 
+#include "arbo/sdk/dataset.hpp"
 #include "arbo/sdk/export.hpp"
 #include "arbo/sdk/model.hpp"
 
@@ -64,6 +65,26 @@ class ARBO_SDK_API FormulatesConstraint {
   virtual void formulate(Model& model, const PointVariables& point) const = 0;
 };
 
+class Constraint;
+
+/// Formulating component (a surrogate, or an acquisition forwarding to its surrogates) whose
+/// model optimum stands for a region rather than a point, so that it picks the query itself:
+/// a tree-kernel GP returns the centre of the optimal leaf cell, projected onto the known
+/// constraints. Model-based inner solvers call it after a successful solve; components
+/// without it keep the solver's point.
+class ARBO_SDK_API DecodesSolution {
+ public:
+  virtual ~DecodesSolution();
+  /// `model` and `point` are those of the component's latest `formulate` call, `solution`
+  /// the solver's values of every model variable and `x`, on entry, the point read from
+  /// `point.x_vars`. Returns true after overwriting `x` with the query (which must satisfy
+  /// `constraints` when the solver's point did); false leaves `x` unchanged.
+  virtual bool decode(const Model& model, const PointVariables& point,
+                      const std::vector<double>& solution,
+                      const std::vector<const Constraint*>& constraints,
+                      Eigen::VectorXd& x) const = 0;
+};
+
 /// Density model for TPE-style methods: log densities of the good (l) and bad (g) groups.
 class ARBO_SDK_API DensityModel {
  public:
@@ -72,6 +93,28 @@ class ARBO_SDK_API DensityModel {
   virtual double log_g(const Eigen::VectorXd& x) const = 0;
   /// Draws `n` encoded points from l into the rows of `out` (n x d).
   virtual void sample_l(std::size_t n, std::mt19937_64& rng, Eigen::MatrixXd& out) const = 0;
+};
+
+/// Density model that splits its data into a good and a bad group: reports the realised good
+/// fraction gamma_hat = |D^(l)| / |D| of the last fit (c-TPE's relative density ratio needs it;
+/// with knowledge augmentation |D| counts the partial observations too). In (0, 1].
+class ARBO_SDK_API ReportsGoodFraction {
+ public:
+  virtual ~ReportsGoodFraction();
+  virtual double good_fraction() const = 0;
+};
+
+/// Surrogate of a black-box constraint that can also learn from *partial* observations: extra
+/// points where only this metric was measured (c-TPE's knowledge augmentation of cheap
+/// constraints). The kernel calls `fit_partial` instead of `Surrogate::fit` for such a metric,
+/// and only on surrogates with this capability, so no other surrogate ever sees those rows.
+class ARBO_SDK_API FitsPartialObservations {
+ public:
+  virtual ~FitsPartialObservations();
+  /// Like `Surrogate::fit(data, metric)`, plus rows `X_partial` (p x d, encoded, snapped) with
+  /// the metric's values `partial` (p, normalized like `Dataset::C`: <= 0 iff satisfied).
+  virtual void fit_partial(const Dataset& data, const Metric& metric,
+                           const Eigen::MatrixXd& X_partial, const Eigen::VectorXd& partial) = 0;
 };
 
 /// Surrogate that can draw joint posterior samples of the metric (BARK, ensembles).

@@ -36,6 +36,15 @@ struct Proposal {
   double value = 0.0;                      ///< acquisition value at x (0 without acquisition)
   std::optional<SolveResult> certificate;  ///< model-based solvers: bound, gap, nodes, status
   std::string note;                        ///< free text for the log
+  /// Model-based solvers: size of the model solved (the kernel records it per iteration).
+  struct ModelSize {
+    std::int64_t variables = 0;
+    std::int64_t binaries = 0;  ///< binary variables
+    std::int64_t integers = 0;  ///< general integer variables
+    std::int64_t linear_rows = 0;
+    std::int64_t quadratic_rows = 0;
+  };
+  std::optional<ModelSize> model_size;
 };
 
 /// Maximizes `request.acquisition` over `request.space`.
