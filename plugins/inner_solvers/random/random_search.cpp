@@ -15,25 +15,28 @@ namespace {
 constexpr std::int64_t kPollEvery = 256;
 }  // namespace
 
+sdk::ParamSpecList RandomSearch::make_params(std::int64_t samples, std::int64_t max_tries) {
+  return {sdk::ParamSpec::integer(
+              "samples",
+              "Feasible candidates scored by the acquisition per call; the best one is proposed. "
+              "Unused without an acquisition (the first feasible draw is proposed).",
+              samples, 1, 1e8),
+          sdk::ParamSpec::integer(
+              "max_tries",
+              "Most uniform draws per call, feasible or not. When none satisfies the known "
+              "constraints the solver reports that no point was found.",
+              max_tries, 1, 1e12),
+          sdk::ParamSpec::integer(
+              "projections",
+              "When rejection sampling finds fewer feasible candidates than wanted (tiny feasible "
+              "sets), up to this many uniform draws are projected onto the known constraints with "
+              "the pipeline's model solver (nearest feasible point, one model solve each); 0 "
+              "disables. Needs constraints that can formulate themselves and a model solver.",
+              20, 0, 1e6)};
+}
+
 const sdk::ParamSpecList& RandomSearch::params() {
-  static const sdk::ParamSpecList specs{
-      sdk::ParamSpec::integer(
-          "samples",
-          "Feasible candidates scored by the acquisition per call; the best one is proposed. "
-          "Unused without an acquisition (the first feasible draw is proposed).",
-          1000, 1, 1e8),
-      sdk::ParamSpec::integer(
-          "max_tries",
-          "Most uniform draws per call, feasible or not. When none satisfies the known "
-          "constraints the solver reports that no point was found.",
-          100000, 1, 1e12),
-      sdk::ParamSpec::integer(
-          "projections",
-          "When rejection sampling finds fewer feasible candidates than wanted (tiny feasible "
-          "sets), up to this many uniform draws are projected onto the known constraints with "
-          "the pipeline's model solver (nearest feasible point, one model solve each); 0 "
-          "disables. Needs constraints that can formulate themselves and a model solver.",
-          20, 0, 1e6)};
+  static const sdk::ParamSpecList specs = make_params(1000, 100000);
   return specs;
 }
 

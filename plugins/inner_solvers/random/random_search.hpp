@@ -11,12 +11,17 @@ namespace arbo::plugins {
 /// known constraint. Without an acquisition it returns the first feasible point (random search
 /// and initial-design fallback); with one, the best of `samples` feasible candidates. Both stop
 /// after `max_tries` draws. Black-box: only calls `Acquisition::values`.
-class RandomSearch final : public sdk::InnerSolver {
+class RandomSearch : public sdk::InnerSolver {
  public:
   explicit RandomSearch(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();
 
   sdk::Proposal maximize(const sdk::SolveRequest& request) override;
+
+ protected:
+  // The parameter list with other defaults, for variants that differ only in them
+  // (inner_solver/sampling in plugins/inner_solvers/nelder_mead).
+  static sdk::ParamSpecList make_params(std::int64_t samples, std::int64_t max_tries);
 
  private:
   // Draws one uniform point into x_; true when it satisfies every known constraint.

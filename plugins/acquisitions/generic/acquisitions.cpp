@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+#include "acquisitions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <arbo/sdk/error.hpp>
+
+namespace arbo::plugins {
+
+namespace {
+
+// Rows predicted per surrogate call in values(): large enough to amortize a call, small
+// enough that a surrogate's per-call scratch (a GP's m x n cross-kernel) stays in cache-sized
+// megabytes when a solver scores 20,000 candidates at once.
+constexpr Eigen::Index kBlockRows = 1024;
+
+// Below this fraction of the values' scale a standard deviation is treated as zero and the
+// deterministic limit is used: the Gaussian formulas lose all precision there.
+constexpr double kRelativeSdFloor = 1e-12;
+
+constexpr double kInvSqrt2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z * kInvSqrt2); }
+double normal_pdf(double z) { return kInvSqrt2Pi * std::exp(-0.5 * z * z); }
+
+// Standard deviation from a predicted variance, or 0 when it is below the floor relative to
+// `scale` (the magnitudes it is compared with).
+double effective_sd(double variance, double scale) {
+  const double sd = std::sqrt(std::max(variance, 0.0));
+  return sd > kRelativeSdFloor * scale ? sd : 0.0;
+}
+
+// E[max(d - e, 0)] with e ~ N(0, sd^2): the expected improvement when the predicted
+// improvement is d. At sd = 0 it is max(d, 0).
+double expected_improvement(double d, double sd) {
+  if (sd == 0.0) return std::max(d, 0.0);
+  const double z = d / sd;
+  // Cancellation for z << 0 can make the bracket slightly negative.
+  return std::max(sd * (z * normal_cdf(z) + normal_pdf(z)), 0.0);
+}
+
+// P(improvement > 0); at sd = 0 the indicator of a strict improvement.
+double probability_of_improvement(double d, double sd) {
+  if (sd == 0.0) return d > 0.0 ? 1.0 : 0.0;
+  return normal_cdf(d / sd);
+}
+
+// P(C <= 0) for C ~ N(mean, sd^2); at sd = 0 the indicator of mean <= 0 (c = 0 is feasible).
+// `scale` is the magnitude of the constraint's observed values: next to a mean of 0 the
+// floor needs the constraint's own units.
+double probability_feasible(double mean, double variance, double scale) {
+  const double sd = effective_sd(variance, std::max(std::abs(mean), scale));
+  if (sd == 0.0) return mean <= 0.0 ? 1.0 : 0.0;
+  return normal_cdf(-mean / sd);
+}
+
+sdk::ParamSpec xi_spec() {
+  return sdk::ParamSpec::real(
+      "xi",
+      "Improvement margin in objective units: an improvement counts only beyond the incumbent "
+      "minus xi (scikit-optimize uses 0.01; the Mondrian-forest thesis leaves it unstated).",
+      0.0, 0.0);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// GaussianAcquisition
+
+GaussianAcquisition::GaussianAcquisition(const sdk::CreateArgs& args, std::string id)
+    : ctx_(args.context), id_(std::move(id)) {}
+
+void GaussianAcquisition::bind_models(const sdk::AcquisitionInputs& inputs, bool use_constraints) {
+  if (inputs.objective == nullptr) {
+    throw sdk::Error(
+        fmt::format("[{}] bind(): needs a surrogate of the objective; add a "
+                    "[surrogate] table to the pipeline",
+                    id_));
+  }
+  objective_ = inputs.objective;
+  constraints_.clear();
+  c_scale_.clear();
+  if (use_constraints) {
+    const Eigen::MatrixXd& C = inputs.data.C;
+    for (const sdk::Surrogate* c : inputs.constraints) {
+      if (c == nullptr)
+        throw sdk::Error(fmt::format("[{}] bind(): a constraint model is null", id_));
+      const auto k = static_cast<Eigen::Index>(constraints_.size());
+      c_scale_.push_back(k < C.cols() && C.rows() > 0 ? C.col(k).cwiseAbs().maxCoeff() : 0.0);
+      constraints_.push_back(c);
+    }
+  }
+  for (Buffers* b : {&point_, &batch_}) {
+    b->c_mean.resize(constraints_.size());
+    b->c_var.resize(constraints_.size());
+  }
+}
+
+double GaussianAcquisition::improvement_incumbent(const sdk::AcquisitionInputs& inputs) const {
+  if (inputs.incumbent) return *inputs.incumbent;
+  // No feasible observation yet: improving on the best observed value, feasible or not, is
+  // the natural target of an acquisition that ignores feasibility (cwei handles this case
+  // with the probability of feasibility instead).
+  if (inputs.data.size() == 0) {
+    throw sdk::Error(fmt::format("[{}] bind(): needs at least one observation", id_));
+  }
+  return inputs.data.y.minCoeff();
+}
+
+void GaussianAcquisition::predict_all(const Eigen::MatrixXd& X, Buffers& buf) const {
+  objective_->predict(X, buf.mean, buf.var);
+  for (std::size_t k = 0; k < constraints_.size(); ++k)
+    constraints_[k]->predict(X, buf.c_mean[k], buf.c_var[k]);
+}
+
+double GaussianAcquisition::value(const Eigen::VectorXd& x) const {
+  if (objective_ == nullptr)
+    throw sdk::Error(fmt::format("[{}] value(): called before bind()", id_));
+  if (row_.cols() != x.size()) row_.resize(1, x.size());
+  row_.row(0) = x.transpose();
+  one_.resize(1);
+  score(row_, point_, 0, one_);
+  return one_[0];
+}
+
+void GaussianAcquisition::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const {
+  if (objective_ == nullptr) {
+    throw sdk::Error(fmt::format("[{}] values(): called before bind()", id_));
+  }
+  out.resize(X.rows());
+  if (X.rows() <= kBlockRows) {
+    score(X, batch_, 0, out);
+    return;
+  }
+  for (Eigen::Index start = 0; start < X.rows(); start += kBlockRows) {
+    const Eigen::Index rows = std::min(kBlockRows, X.rows() - start);
+    block_ = X.middleRows(start, rows);
+    score(block_, batch_, start, out);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ei
+
+const sdk::ParamSpecList& ExpectedImprovement::params() {
+  static const sdk::ParamSpecList specs{xi_spec()};
+  return specs;
+}
+
+ExpectedImprovement::ExpectedImprovement(const sdk::CreateArgs& args)
+    : GaussianAcquisition(args, "acquisition/ei"), xi_(args.params.get_real("xi")) {}
+
+void ExpectedImprovement::bind(const sdk::AcquisitionInputs& inputs) {
+  // Black-box constraint models are ignored (documented choice): the incumbent is the best
+  // feasible y, and acquisition/cwei is the variant that weights by feasibility.
+  bind_models(inputs, false);
+  incumbent_ = improvement_incumbent(inputs);
+  if (!inputs.constraints.empty()) {
+    ctx_.debug(
+        "ignores {} black-box constraint model(s); acquisition/cwei weights EI by the "
+        "probability of feasibility",
+        inputs.constraints.size());
+  }
+}
+
+void ExpectedImprovement::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+                                Eigen::VectorXd& out) const {
+  predict_all(X, buf);
+  const double target = incumbent_ - xi_;
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    const double mu = buf.mean[i];
+    const double sd = effective_sd(buf.var[i], std::max(std::abs(mu), std::abs(target)));
+    out[offset + i] = expected_improvement(target - mu, sd);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// pi
+
+const sdk::ParamSpecList& ProbabilityOfImprovement::params() {
+  static const sdk::ParamSpecList specs{xi_spec()};
+  return specs;
+}
+
+ProbabilityOfImprovement::ProbabilityOfImprovement(const sdk::CreateArgs& args)
+    : GaussianAcquisition(args, "acquisition/pi"), xi_(args.params.get_real("xi")) {}
+
+void ProbabilityOfImprovement::bind(const sdk::AcquisitionInputs& inputs) {
+  // Same choice as ei: constraint models ignored, incumbent = best feasible y.
+  bind_models(inputs, false);
+  incumbent_ = improvement_incumbent(inputs);
+  if (!inputs.constraints.empty()) {
+    ctx_.debug(
+        "ignores {} black-box constraint model(s); acquisition/cwei weights by the "
+        "probability of feasibility",
+        inputs.constraints.size());
+  }
+}
+
+void ProbabilityOfImprovement::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+                                     Eigen::VectorXd& out) const {
+  predict_all(X, buf);
+  const double target = incumbent_ - xi_;
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    const double mu = buf.mean[i];
+    const double sd = effective_sd(buf.var[i], std::max(std::abs(mu), std::abs(target)));
+    out[offset + i] = probability_of_improvement(target - mu, sd);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// lcb
+
+const sdk::ParamSpecList& LowerConfidenceBound::params() {
+  static const sdk::ParamSpecList specs{sdk::ParamSpec::real(
+      "kappa",
+      "Exploration weight: standard deviations subtracted from the predicted mean (the value "
+      "maximized is -(mean - kappa * sd)). 1.96 is LEAF-GP's value; the Mondrian-forest thesis "
+      "names LCB without a kappa. 0 is pure exploitation.",
+      1.96, 0.0)};
+  return specs;
+}
+
+LowerConfidenceBound::LowerConfidenceBound(const sdk::CreateArgs& args)
+    : GaussianAcquisition(args, "acquisition/lcb"), kappa_(args.params.get_real("kappa")) {}
+
+void LowerConfidenceBound::bind(const sdk::AcquisitionInputs& inputs) {
+  // Black-box constraint models are ignored (documented choice), in value() and formulate()
+  // alike, so that LCB pipelines with black-box constraints run like the LEAF-GP paper's.
+  bind_models(inputs, false);
+  if (!inputs.constraints.empty()) {
+    ctx_.debug("ignores {} black-box constraint model(s)", inputs.constraints.size());
+  }
+}
+
+void LowerConfidenceBound::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+                                 Eigen::VectorXd& out) const {
+  predict_all(X, buf);
+  for (Eigen::Index i = 0; i < X.rows(); ++i)
+    out[offset + i] = kappa_ * std::sqrt(std::max(buf.var[i], 0.0)) - buf.mean[i];
+}
+
+void LowerConfidenceBound::formulate(sdk::Model& model, const sdk::PointVariables& point) const {
+  if (objective_ == nullptr)
+    throw sdk::Error("[acquisition/lcb] formulate(): called before bind()");
+  const auto* surrogate = dynamic_cast<const sdk::FormulatesSurrogate*>(objective_);
+  if (surrogate == nullptr) {
+    throw sdk::Error(
+        "acquisition/lcb can write itself into a model only when the objective surrogate has "
+        "the capability arbo::sdk::FormulatesSurrogate; the pipeline's surrogate does not offer "
+        "it. Use a black-box inner solver (inner_solver/nelder_mead, sampling or random) or a "
+        "surrogate that can formulate itself");
+  }
+  const sdk::FormulatesSurrogate::Output f = surrogate->formulate(model, point);
+  if (kappa_ > 0.0 && f.stddev_var < 0) {
+    throw sdk::Error(
+        f.variance_var >= 0
+            ? "acquisition/lcb needs the surrogate's formulation to provide stddev_var (a "
+              "variable s <= sigma(x) that maximizing +kappa*s drives to sigma); this surrogate "
+              "only provides variance_var (an upper bound v >= sigma^2, which LCB cannot "
+              "maximize through). Use kappa = 0 or a black-box inner solver"
+            : "acquisition/lcb needs the surrogate's formulation to provide stddev_var (a "
+              "variable s <= sigma(x)); this surrogate formulates its mean only. Use kappa = 0 "
+              "or a black-box inner solver");
+  }
+  // maximize -(mean) + kappa * s: the negated LCB, as in value().
+  sdk::Objective objective;
+  objective.sense = sdk::ObjectiveSense::Maximize;
+  objective.linear.reserve(f.mean.size() + 1);
+  for (const sdk::LinearTerm& t : f.mean) objective.linear.push_back({t.var, -t.coef});
+  if (kappa_ > 0.0) objective.linear.push_back({f.stddev_var, kappa_});
+  objective.constant = -f.mean_constant;
+  model.set_objective(std::move(objective));
+}
+
+bool LowerConfidenceBound::decode(const sdk::Model& model, const sdk::PointVariables& point,
+                                  const std::vector<double>& solution,
+                                  const std::vector<const sdk::Constraint*>& constraints,
+                                  Eigen::VectorXd& x) const {
+  const auto* d = dynamic_cast<const sdk::DecodesSolution*>(objective_);
+  return d != nullptr && d->decode(model, point, solution, constraints, x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// cwei
+
+const sdk::ParamSpecList& ConstrainedExpectedImprovement::params() {
+  static const sdk::ParamSpecList specs{xi_spec()};
+  return specs;
+}
+
+ConstrainedExpectedImprovement::ConstrainedExpectedImprovement(const sdk::CreateArgs& args)
+    : GaussianAcquisition(args, "acquisition/cwei"), xi_(args.params.get_real("xi")) {}
+
+void ConstrainedExpectedImprovement::bind(const sdk::AcquisitionInputs& inputs) {
+  bind_models(inputs, true);
+  // The kernel's incumbent is the best *feasible* y; without one, cwei is PoF alone
+  // (Gardner et al. 2014, as the thesis does).
+  incumbent_ = inputs.incumbent;
+}
+
+void ConstrainedExpectedImprovement::score(const Eigen::MatrixXd& X, Buffers& buf,
+                                           Eigen::Index offset, Eigen::VectorXd& out) const {
+  predict_all(X, buf);
+  const double target = incumbent_ ? *incumbent_ - xi_ : 0.0;
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    // Independent constraints: PoF is the product of the marginal probabilities.
+    double pof = 1.0;
+    for (std::size_t k = 0; k < constraints_.size(); ++k)
+      pof *= probability_feasible(buf.c_mean[k][i], buf.c_var[k][i], c_scale_[k]);
+    if (!incumbent_) {
+      out[offset + i] = pof;
+      continue;
+    }
+    const double mu = buf.mean[i];
+    const double sd = effective_sd(buf.var[i], std::max(std::abs(mu), std::abs(target)));
+    out[offset + i] = expected_improvement(target - mu, sd) * pof;
+  }
+}
+
+}  // namespace arbo::plugins

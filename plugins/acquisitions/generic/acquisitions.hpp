@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief Generic acquisitions that only need `Surrogate::predict`: expected improvement (ei),
+/// probability of improvement (pi), lower confidence bound (lcb) and constraint-weighted EI
+/// (cwei = EI x probability of feasibility).
+///
+/// All four are written for the kernel's minimization convention (y is minimized) and return a
+/// value to *maximize*. One instance is used by one thread at a time; `value` reuses mutable
+/// buffers, so scoring a point does not allocate once the buffers have grown.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <arbo/sdk/acquisition.hpp>
+#include <arbo/sdk/capabilities.hpp>
+
+namespace arbo::plugins {
+
+/// Shared plumbing: binding, the one-row buffer of `value`, and block-wise prediction.
+class GaussianAcquisition : public sdk::Acquisition {
+ public:
+  double value(const Eigen::VectorXd& x) const final;
+  void values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const final;
+
+ protected:
+  GaussianAcquisition(const sdk::CreateArgs& args, std::string id);
+
+  /// Stores the objective model and the constraint models (when `use_constraints`); throws
+  /// when there is no objective model.
+  void bind_models(const sdk::AcquisitionInputs& inputs, bool use_constraints);
+  /// The incumbent of improvement-based acquisitions: the best feasible y, or, while no
+  /// observation is feasible, the smallest observed y. Throws without any observation.
+  double improvement_incumbent(const sdk::AcquisitionInputs& inputs) const;
+
+  /// Prediction buffers: the objective model and one pair per constraint model.
+  struct Buffers {
+    Eigen::VectorXd mean, var;
+    std::vector<Eigen::VectorXd> c_mean, c_var;
+  };
+  /// Predicts every bound model at the rows of `X` into `buf`.
+  void predict_all(const Eigen::MatrixXd& X, Buffers& buf) const;
+  /// Scores the rows of `X` (at most one block) into out.segment(offset, X.rows()), using
+  /// `buf` as scratch.
+  virtual void score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+                     Eigen::VectorXd& out) const = 0;
+
+  sdk::Context& ctx_;
+  std::string id_;
+  const sdk::Surrogate* objective_ = nullptr;
+  std::vector<const sdk::Surrogate*> constraints_;
+  std::vector<double> c_scale_;  // largest |observed value| per constraint: the sd floor's units
+
+ private:
+  // Scratch of value() and of values() kept apart so that alternating single points and
+  // blocks never reallocates. Mutable because scoring is logically const; one instance is
+  // used by one thread.
+  mutable Buffers point_, batch_;
+  mutable Eigen::MatrixXd row_;    // the one-row matrix of value()
+  mutable Eigen::VectorXd one_;    // value()'s output
+  mutable Eigen::MatrixXd block_;  // a block of rows of a large values() call
+};
+
+/// Expected improvement over the incumbent y*: E[max(y* - xi - Y(x), 0)].
+class ExpectedImprovement final : public GaussianAcquisition {
+ public:
+  explicit ExpectedImprovement(const sdk::CreateArgs& args);
+  static const sdk::ParamSpecList& params();
+  void bind(const sdk::AcquisitionInputs& inputs) override;
+
+ private:
+  void score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+             Eigen::VectorXd& out) const override;
+  double xi_;
+  double incumbent_ = 0.0;
+};
+
+/// Probability of improvement: P(Y(x) < y* - xi).
+class ProbabilityOfImprovement final : public GaussianAcquisition {
+ public:
+  explicit ProbabilityOfImprovement(const sdk::CreateArgs& args);
+  static const sdk::ParamSpecList& params();
+  void bind(const sdk::AcquisitionInputs& inputs) override;
+
+ private:
+  void score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+             Eigen::VectorXd& out) const override;
+  double xi_;
+  double incumbent_ = 0.0;
+};
+
+/// Negated lower confidence bound, -(mu - kappa sigma). Also writes itself into a model when the
+/// objective surrogate can (`FormulatesSurrogate` with a `stddev_var`), and forwards
+/// `DecodesSolution` to that surrogate (a tree-kernel GP picks the query inside its leaf cell).
+class LowerConfidenceBound final : public GaussianAcquisition,
+                                   public sdk::FormulatesAcquisition,
+                                   public sdk::DecodesSolution {
+ public:
+  explicit LowerConfidenceBound(const sdk::CreateArgs& args);
+  static const sdk::ParamSpecList& params();
+  void bind(const sdk::AcquisitionInputs& inputs) override;
+  void formulate(sdk::Model& model, const sdk::PointVariables& point) const override;
+  bool decode(const sdk::Model& model, const sdk::PointVariables& point,
+              const std::vector<double>& solution,
+              const std::vector<const sdk::Constraint*>& constraints,
+              Eigen::VectorXd& x) const override;
+
+ private:
+  void score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+             Eigen::VectorXd& out) const override;
+  double kappa_;
+};
+
+/// Constraint-weighted EI: EI(x) * prod_k P(C_k(x) <= 0), with y* the best feasible y; while no
+/// observation is feasible, the probability of feasibility alone.
+class ConstrainedExpectedImprovement final : public GaussianAcquisition {
+ public:
+  explicit ConstrainedExpectedImprovement(const sdk::CreateArgs& args);
+  static const sdk::ParamSpecList& params();
+  void bind(const sdk::AcquisitionInputs& inputs) override;
+
+ private:
+  void score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+             Eigen::VectorXd& out) const override;
+  double xi_;
+  std::optional<double> incumbent_;
+};
+
+}  // namespace arbo::plugins
