@@ -210,6 +210,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   std::ostream& out = output.empty() ? std::cout : file;
   const auto obs = store.observations();
   if (format == "json") {
+    const auto stats = store.proposal_stats();
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& o : obs) {
       nlohmann::json j{
@@ -233,6 +234,10 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
       }
       if (o.status == kernel::ObsStatus::Failed) j["reason"] = o.reason;
       if (o.status != kernel::ObsStatus::Pending) j["finished_at"] = o.finished_at;
+      // Model-based proposals: fit/solve times, model size, nodes, gap and solver status.
+      if (const auto it = stats.find(o.id); it != stats.end()) {
+        j["solver"] = nlohmann::json::parse(it->second);
+      }
       arr.push_back(std::move(j));
     }
     out << arr.dump(2) << "\n";

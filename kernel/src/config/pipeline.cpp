@@ -41,13 +41,14 @@ using Names = std::vector<std::string>;
 
 const Names kTopLevelKeys = {
     "study",     "problem",     "black_box_constraints", "known_constraints", "initial_design",
-    "surrogate", "acquisition", "inner_solver",          "model_solver"};
+    "surrogate", "acquisition", "inner_solver",          "model_solver",      "augmentation"};
 const Names kStudyKeys = {"name", "seed", "budget", "direction", "time_limit"};
 const Names kCommandKeys = {"command", "timeout", "workdir", "parameters"};
 const Names kParameterKeys = {"name", "type",    "low",     "high",
                               "log",  "choices", "default", "active_if"};
 const Names kBlackBoxKeys = {"name", "sense", "threshold"};
 const Names kDesignKeys = {"method", "size"};
+const Names kAugmentationKeys = {"cheap_constraints", "points"};
 const Names kParamTypes = {"real", "integer", "categorical", "binary"};
 
 constexpr std::int64_t kDefaultDesignSize = 10;
@@ -224,6 +225,7 @@ class PipelineReader {
     read_known_constraints(p);
     read_design(p);
     read_model(p);
+    read_augmentation(p);
     const TomlValue* solver = find_key(root_, "inner_solver");
     if (solver == nullptr) {
       fail(root_, "inner_solver", "the pipeline has no [inner_solver] table", "in this file",
@@ -759,6 +761,64 @@ class PipelineReader {
            "no [surrogate] in this file",
            {fmt::format("add [surrogate] with plugin = \"<name>\"{}, or remove [acquisition]",
                         available_suffix(sdk::Kind::Surrogate))});
+    }
+  }
+
+  // [augmentation]: c-TPE's knowledge augmentation. Names of a built-in problem's constraints
+  // are checked by the engine, which is the first to know them.
+  void read_augmentation(Pipeline& p) const {
+    const TomlValue* table = find_key(root_, "augmentation");
+    if (table == nullptr) return;
+    require_table(*table, "augmentation", "[augmentation]");
+    check_keys(*table, "augmentation", kAugmentationKeys, "in [augmentation]");
+    const TomlValue* names = find_key(*table, "cheap_constraints");
+    if (names == nullptr) {
+      fail(*table, "augmentation.cheap_constraints", "missing key 'cheap_constraints'",
+           "in this table",
+           {"write cheap_constraints = [\"<name>\", ...]: the black-box constraints that are "
+            "cheap to evaluate on their own"});
+    }
+    if (!names->is_array())
+      wrong_type(*names, "augmentation.cheap_constraints", "an array of names");
+    const auto& array = names->as_array();
+    if (array.empty()) {
+      fail(*names, "augmentation.cheap_constraints",
+           "must name at least one black-box constraint (remove [augmentation] to turn it off)",
+           "empty");
+    }
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      const std::string key = fmt::format("augmentation.cheap_constraints.{}", i);
+      std::string name = read_nonempty_string(array[i], key, "a constraint name (a string)");
+      if (contains(p.augmentation.cheap_constraints, name)) {
+        fail(array[i], key, fmt::format("constraint '{}' is listed twice", name), "again here");
+      }
+      if (!p.problem.plugin) {
+        Names declared;
+        for (const auto& c : p.black_box) declared.push_back(c.name);
+        if (!contains(declared, name)) {
+          fail(array[i], key,
+               fmt::format("unknown black-box constraint '{}'{}", name,
+                           declared.empty() ? std::string("; the problem declares none")
+                                            : did_you_mean(name, declared, "constraints")),
+               "not in [[black_box_constraints]]");
+        }
+      }
+      p.augmentation.cheap_constraints.push_back(std::move(name));
+    }
+    if (const auto* v = find_key(*table, "points")) {
+      p.augmentation.points = read_int(*v, "augmentation.points", "an integer >= 1");
+      if (p.augmentation.points < 1) {
+        fail(*v, "augmentation.points", fmt::format("must be >= 1, got {}", p.augmentation.points),
+             "too small");
+      }
+    }
+    if (!p.surrogate) {
+      fail(*table, "augmentation",
+           "[augmentation] feeds extra constraint values to the surrogates, but the pipeline has "
+           "no [surrogate]",
+           "needs a model-based pipeline",
+           {"add [surrogate] and [acquisition] (e.g. plugin = \"tpe\" and \"ctpe\"), or remove "
+            "[augmentation]"});
     }
   }
 

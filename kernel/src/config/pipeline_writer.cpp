@@ -156,6 +156,17 @@ std::string to_toml(const Pipeline& pipeline) {
     out += "\n[model_solver]\n";
     write_component_body(out, *pipeline.model_solver);
   }
+  // Written only when on, so that pipelines without it read back byte for byte as before.
+  if (!pipeline.augmentation.cheap_constraints.empty()) {
+    out += "\n[augmentation]\n";
+    std::string names = "[";
+    for (std::size_t i = 0; i < pipeline.augmentation.cheap_constraints.size(); ++i) {
+      if (i > 0) names += ", ";
+      names += quote_string(pipeline.augmentation.cheap_constraints[i]);
+    }
+    write_kv(out, "cheap_constraints", names + "]");
+    write_kv(out, "points", std::to_string(pipeline.augmentation.points));
+  }
   return out;
 }
 

@@ -151,6 +151,12 @@ struct Study::Impl {
   std::string model_proposed_by;   // JSON of the model pipeline's component versions
   std::string design_proposed_by;  // JSON naming the design
 
+  // Knowledge augmentation ([augmentation]): indices of the cheap constraints, and their
+  // values at the extra points (aug_C column j belongs to constraint cheap[j], raw units).
+  std::vector<std::size_t> cheap;
+  Eigen::MatrixXd aug_X, aug_C;
+  bool aug_ready = false;
+
   sdk::Dataset data;
   std::vector<Eigen::VectorXd> design;
   bool design_ready = false;
@@ -260,6 +266,105 @@ struct Study::Impl {
     for (const auto& c : constraints) names.push_back(c.name);
     data.reset(space.size(), names);
     data.maximize = pipeline.maximize;
+    resolve_augmentation();
+  }
+
+  // Names of the cheap constraints -> indices; the surrogate must accept partial rows.
+  void resolve_augmentation() {
+    const Augmentation& aug = pipeline.augmentation;
+    if (aug.cheap_constraints.empty()) return;
+    std::vector<std::string> names;
+    for (const auto& c : constraints) names.push_back(c.name);
+    for (const auto& name : aug.cheap_constraints) {
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end()) {
+        throw ConfigError(fmt::format(
+            "augmentation.cheap_constraints: the problem has no black-box constraint '{}' ({})",
+            name,
+            names.empty() ? std::string("it has none")
+                          : fmt::format("it has: {}", fmt::join(names, ", "))));
+      }
+      cheap.push_back(static_cast<std::size_t>(it - names.begin()));
+    }
+    if (surrogates.empty() ||
+        dynamic_cast<const sdk::FitsPartialObservations*>(surrogates[0].get()) == nullptr) {
+      throw ConfigError(fmt::format(
+          "[augmentation] needs a surrogate that learns from partial observations (capability "
+          "arbo::sdk::FitsPartialObservations), and {} does not; use surrogate \"tpe\" or remove "
+          "[augmentation]",
+          pipeline.surrogate ? pipeline.surrogate->id() : std::string("the pipeline")));
+    }
+  }
+
+  // Evaluates the augmentation points once and stores the cheap constraints' values in the
+  // study; a resumed study reads them back instead. They are neither observations nor part of
+  // the budget. Evaluator ids are negative (-1, -2, ...) so that they never collide with
+  // observation ids (and a noisy problem draws from its own stream).
+  void ensure_augmentation(bool quiet = false) {
+    if (cheap.empty() || aug_ready) return;
+    aug_ready = true;
+    if (const auto stored = store.meta("augmentation")) {
+      const auto j = nlohmann::json::parse(*stored);
+      const auto& xs = j.at("X");
+      const auto& cs = j.at("values");
+      aug_X.resize(static_cast<Eigen::Index>(xs.size()), static_cast<Eigen::Index>(space.size()));
+      aug_C.resize(static_cast<Eigen::Index>(cs.size()), static_cast<Eigen::Index>(cheap.size()));
+      for (std::size_t i = 0; i < xs.size(); ++i) {
+        for (std::size_t d = 0; d < space.size(); ++d) {
+          aug_X(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(d)) =
+              xs[i][d].get<double>();
+        }
+        for (std::size_t k = 0; k < cheap.size(); ++k) {
+          aug_C(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) =
+              cs[i][k].get<double>();
+        }
+      }
+      if (!quiet) {
+        logger->info("knowledge augmentation: read {} stored points of the cheap constraints",
+                     aug_X.rows());
+      }
+      return;
+    }
+    const auto points = make_design(
+        space, DesignMethod::Random, static_cast<std::size_t>(pipeline.augmentation.points),
+        pipeline.seed ^ 0x6175676d656e7421ull /* "augment!" */,
+        [&](const Eigen::VectorXd& x) { return known_violation(x) <= 0.0; });
+    nlohmann::json xs = nlohmann::json::array();
+    nlohmann::json cs = nlohmann::json::array();
+    std::int64_t failed_points = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const EvalOutcome out = evaluator->evaluate(-static_cast<std::int64_t>(i + 1), points[i],
+                                                  params_to_json(space, points[i]));
+      if (!out.ok || out.constraints.size() != static_cast<Eigen::Index>(constraints.size())) {
+        ++failed_points;
+        continue;
+      }
+      nlohmann::json row = nlohmann::json::array();
+      for (std::size_t k : cheap) row.push_back(out.constraints[static_cast<Eigen::Index>(k)]);
+      cs.push_back(std::move(row));
+      xs.push_back(std::vector<double>(points[i].data(), points[i].data() + points[i].size()));
+    }
+    store.set_meta(
+        "augmentation",
+        nlohmann::json{
+            {"constraints", pipeline.augmentation.cheap_constraints}, {"X", xs}, {"values", cs}}
+            .dump());
+    logger->info("knowledge augmentation: evaluated {} points of the cheap constraints ({})",
+                 points.size(), fmt::join(pipeline.augmentation.cheap_constraints, ", "));
+    if (failed_points > 0) {
+      logger->warn("knowledge augmentation: {} of {} points failed and are not used", failed_points,
+                   points.size());
+    }
+    aug_ready = false;  // parse what was stored, so a fresh and a resumed study see the same
+    ensure_augmentation(true);
+  }
+
+  // Cheap constraint metric m (1-based) -> its column in aug_C, or -1.
+  int augmentation_column(std::size_t m) const {
+    for (std::size_t k = 0; k < cheap.size(); ++k) {
+      if (cheap[k] + 1 == m) return static_cast<int>(k);
+    }
+    return -1;
   }
 
   // A problem's known constraints become `constraint/polynomial` components when that plugin
@@ -451,13 +556,27 @@ struct Study::Impl {
       return;
     }
     const bool use_model = acquisition && data.size() > 0 && k >= pipeline.design_size;
+    double fit_seconds = 0.0;
     if (use_model) {
+      ensure_augmentation();
       const auto t0 = Clock::now();
       for (std::size_t m = 0; m < surrogates.size(); ++m) {
         sdk::Metric metric;
         metric.index = m == 0 ? sdk::Metric::kObjective : static_cast<int>(m - 1);
         metric.name = m == 0 ? "objective" : constraints[m - 1].name;
         surrogate_contexts[m]->reseed(pipeline.seed, uk, kSaltSurrogate + m);
+        const int aug = m == 0 ? -1 : augmentation_column(m);
+        if (aug >= 0) {
+          // Partial rows reach only this surrogate, and only through the capability.
+          Eigen::VectorXd values(aug_C.rows());
+          for (Eigen::Index i = 0; i < aug_C.rows(); ++i) {
+            values[i] = constraints[m - 1].normalized(aug_C(i, aug));
+          }
+          auto* partial = dynamic_cast<sdk::FitsPartialObservations*>(surrogates[m].get());
+          guarded_call(pipeline.surrogate->id(), "fit_partial",
+                       [&] { partial->fit_partial(data, metric, aug_X, values); });
+          continue;
+        }
         guarded_call(pipeline.surrogate->id(), "fit", [&] { surrogates[m]->fit(data, metric); });
       }
       sdk::AcquisitionInputs in{
@@ -466,7 +585,8 @@ struct Study::Impl {
         in.constraints.push_back(surrogates[m].get());
       acquisition_context->reseed(pipeline.seed, uk, kSaltAcquisition);
       guarded_call(pipeline.acquisition->id(), "bind", [&] { acquisition->bind(in); });
-      plugin_seconds += seconds_since(t0);
+      fit_seconds = seconds_since(t0);
+      plugin_seconds += fit_seconds;
     }
     std::vector<const sdk::Constraint*> cons;
     for (const auto& c : known) cons.push_back(c.get());
@@ -476,7 +596,8 @@ struct Study::Impl {
     const auto t0 = Clock::now();
     sdk::Proposal p = guarded_call(pipeline.inner_solver.id(), "maximize",
                                    [&] { return solver->maximize(request); });
-    plugin_seconds += seconds_since(t0);
+    const double solve_seconds = seconds_since(t0);
+    plugin_seconds += solve_seconds;
     if (!p.found) {
       throw InfeasibleError(fmt::format(
           "{} found no point satisfying the known constraints{}{}", pipeline.inner_solver.id(),
@@ -498,6 +619,29 @@ struct Study::Impl {
     }
     obs.x = std::move(p.x);
     obs.proposed_by_json = use_model || !acquisition ? model_proposed_by : design_proposed_by;
+    if (use_model) {
+      // Per-iteration statistics of model-based proposals (fit, solve, model size,
+      // certificate), stored with the observation and shown by `arbo export`.
+      nlohmann::json st{{"fit_seconds", fit_seconds}, {"solve_seconds", solve_seconds}};
+      if (p.certificate) {
+        const sdk::SolveResult& c = *p.certificate;
+        st["status"] = sdk::to_string(c.status);
+        st["nodes"] = c.nodes;
+        st["lp_iterations"] = c.lp_iterations;
+        st["gap"] = c.gap;  // infinite gaps are written as null
+        st["objective"] = c.objective;
+        st["best_bound"] = c.best_bound;
+        st["solver_seconds"] = c.seconds;
+      }
+      if (p.model_size) {
+        st["variables"] = p.model_size->variables;
+        st["binaries"] = p.model_size->binaries;
+        st["integers"] = p.model_size->integers;
+        st["linear_rows"] = p.model_size->linear_rows;
+        st["quadratic_rows"] = p.model_size->quadratic_rows;
+      }
+      obs.stats_json = st.dump();
+    }
   }
 
   Observation propose_and_record(const std::string& origin) {
@@ -511,6 +655,7 @@ struct Study::Impl {
     obs.propose_seconds = seconds_since(t0);
     obs.created_at = unix_now();
     obs.id = store.add_pending(obs);
+    if (!obs.stats_json.empty()) store.set_proposal_stats(obs.id, obs.stats_json);
     ++total;
     return obs;
   }

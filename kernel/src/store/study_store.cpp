@@ -583,6 +583,34 @@ std::int64_t StudyStore::count(ObsStatus status) const {
   return sqlite3_column_int64(s, 0);
 }
 
+// Proposal statistics live in their own table, created on first use, so that studies written
+// before it existed open unchanged (no schema version bump) and older builds ignore it.
+void StudyStore::set_proposal_stats(std::int64_t id, const std::string& json) {
+  const std::string op = fmt::format("recording proposal statistics of observation {}", id);
+  impl_->exec(
+      "CREATE TABLE IF NOT EXISTS proposal_stats (id INTEGER PRIMARY KEY, stats TEXT NOT NULL)",
+      op);
+  Stmt s = impl_->prepare("INSERT OR REPLACE INTO proposal_stats (id, stats) VALUES (?1, ?2)", op);
+  impl_->bind_int(s.get(), 1, id, op);
+  impl_->bind_text(s.get(), 2, json, op);
+  impl_->run(s.get(), op);
+}
+
+std::map<std::int64_t, std::string> StudyStore::proposal_stats() const {
+  const std::string op = "reading proposal statistics";
+  std::map<std::int64_t, std::string> out;
+  {
+    Stmt t = impl_->prepare(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'proposal_stats'", op);
+    if (!impl_->step_row(t.get(), op) || sqlite3_column_int(t.get(), 0) == 0) return out;
+  }
+  Stmt s = impl_->prepare("SELECT id, stats FROM proposal_stats ORDER BY id", op);
+  while (impl_->step_row(s.get(), op)) {
+    out.emplace(sqlite3_column_int64(s.get(), 0), impl_->column_text(s.get(), 1));
+  }
+  return out;
+}
+
 const fs::path& StudyStore::directory() const noexcept { return impl_->dir; }
 
 StudyLock::StudyLock(const fs::path& dir) {

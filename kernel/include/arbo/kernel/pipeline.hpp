@@ -57,6 +57,16 @@ struct ProblemSpec {
 enum class DesignMethod { Random, LatinHypercube, Sobol };
 const char* to_string(DesignMethod method) noexcept;
 
+/// c-TPE's knowledge augmentation ([augmentation]): before the model is first used, the kernel
+/// evaluates `points` extra points (uniform, from the study seed) once, keeps only the values
+/// of the cheap black-box constraints, stores them in the study (never re-evaluated on resume,
+/// not observations, not counted in the budget), and fits each cheap constraint's surrogate on
+/// them too (`sdk::FitsPartialObservations`). Off when `cheap_constraints` is empty.
+struct Augmentation {
+  std::vector<std::string> cheap_constraints;  ///< names of black-box constraints
+  std::int64_t points = 200;                   ///< N_p
+};
+
 /// The whole study definition.
 struct Pipeline {
   std::string name;  ///< study name (default: the file's stem)
@@ -77,6 +87,7 @@ struct Pipeline {
   /// inner-solver component that is also an `sdk::ModelSolver`. Default: the inner solver
   /// itself when it is one.
   std::optional<ComponentSpec> model_solver;
+  Augmentation augmentation;
   std::string source_path;  ///< file the pipeline came from (for messages), may be empty
 };
 

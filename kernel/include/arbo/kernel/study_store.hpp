@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ struct Observation {
   bool feasible = false;         ///< all black-box constraints hold (Complete only)
   std::string reason;            ///< why it failed (Failed only)
   std::string proposed_by_json;  ///< {"inner_solver/random": "1.0.0", ...}
+  std::string stats_json;        ///< proposal statistics (JSON); see set_proposal_stats
   double propose_seconds = 0.0;  ///< wall time of the proposal (plugin work included)
   double eval_seconds = 0.0;     ///< wall time of the evaluation
   double created_at = 0.0;       ///< Unix time, seconds
@@ -76,6 +78,12 @@ class StudyStore {
   std::optional<Observation> observation(std::int64_t id) const;
   /// Number of observations with the given status.
   std::int64_t count(ObsStatus status) const;
+
+  /// Statistics of the proposal of observation `id` (model-based iterations: fit and solve
+  /// times, model size, nodes, gap, status) as a JSON object; replaces earlier ones. Commits.
+  void set_proposal_stats(std::int64_t id, const std::string& json);
+  /// Every recorded proposal statistics object, by observation id.
+  std::map<std::int64_t, std::string> proposal_stats() const;
 
   const std::filesystem::path& directory() const noexcept;
 

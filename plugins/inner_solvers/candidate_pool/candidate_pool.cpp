@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#include "candidate_pool.hpp"
+
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+#include <arbo/sdk/capabilities.hpp>
+
+namespace arbo::plugins {
+
+const sdk::ParamSpecList& CandidatePool::params() {
+  static const sdk::ParamSpecList specs{
+      sdk::ParamSpec::integer(
+          "draws",
+          "Candidates per model: the pool asks the acquisition for draws * (1 + number of "
+          "black-box constraints) candidates (c-TPE: 24 from each metric's l(x)), or draws that "
+          "many uniform points when the acquisition cannot propose candidates.",
+          24, 1, 1e7),
+      sdk::ParamSpec::integer(
+          "rounds",
+          "When every proposed candidate violates the known constraints, ask again up to this "
+          "many times before falling back to uniform feasible points.",
+          10, 1, 1e6),
+      sdk::ParamSpec::integer("max_tries",
+                              "Most uniform draws per call when looking for points that satisfy "
+                              "the known constraints (model-free calls and the fallback).",
+                              100000, 1, 1e12)};
+  return specs;
+}
+
+CandidatePool::CandidatePool(const sdk::CreateArgs& args)
+    : ctx_(args.context),
+      draws_(args.params.get_int("draws")),
+      rounds_(args.params.get_int("rounds")),
+      max_tries_(args.params.get_int("max_tries")) {}
+
+bool CandidatePool::feasible(const sdk::SolveRequest& request, const Eigen::VectorXd& x) const {
+  for (const sdk::Constraint* c : request.constraints) {
+    if (!(c->violation(x) <= 0.0)) return false;  // NaN counts as violated
+  }
+  return true;
+}
+
+Eigen::Index CandidatePool::add_uniform(const sdk::SolveRequest& request, Eigen::Index wanted) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Eigen::Index added = 0;
+  for (std::int64_t t = 0; t < max_tries_ && added < wanted; ++t) {
+    if (t % 256 == 255 && ctx_.cancelled()) break;
+    for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
+    request.space.from_unit(u_, x_);
+    if (!feasible(request, x_)) continue;
+    if (filled_ >= pool_.rows()) pool_.conservativeResize(filled_ + wanted, pool_.cols());
+    pool_.row(filled_++) = x_.transpose();
+    ++added;
+  }
+  return added;
+}
+
+sdk::Proposal CandidatePool::maximize(const sdk::SolveRequest& request) {
+  const auto d = static_cast<Eigen::Index>(request.space.size());
+  u_.resize(d);
+  x_.resize(d);
+  filled_ = 0;
+  sdk::Proposal result;
+
+  if (request.acquisition == nullptr) {
+    pool_.resize(1, d);
+    if (add_uniform(request, 1) == 0) {
+      result.note = "no uniform draw satisfies the known constraints";
+      return result;
+    }
+    result.found = true;
+    result.x = pool_.row(0).transpose();
+    result.note = "first uniform point satisfying the known constraints";
+    return result;
+  }
+
+  const auto n = static_cast<Eigen::Index>(draws_) *
+                 static_cast<Eigen::Index>(1 + request.data.num_constraints());
+  pool_.resize(n, d);
+  const auto* proposer = dynamic_cast<const sdk::ProposesCandidates*>(request.acquisition);
+  std::string source = "uniform";
+  if (proposer != nullptr) {
+    source = "proposed";
+    for (std::int64_t r = 0; r < rounds_ && filled_ == 0; ++r) {
+      proposer->candidates(static_cast<std::size_t>(n), ctx_.rng(), proposed_);
+      for (Eigen::Index i = 0; i < proposed_.rows(); ++i) {
+        x_ = proposed_.row(i).transpose();
+        // Snap so that the scored point is the point the kernel will store (inactive
+        // coordinates at their defaults, integers on their grid).
+        request.space.snap(x_);
+        if (!feasible(request, x_)) continue;
+        pool_.row(filled_++) = x_.transpose();
+      }
+    }
+    if (filled_ == 0) source = "uniform fallback";
+  }
+  if (filled_ == 0) add_uniform(request, n);
+  if (filled_ == 0) {
+    result.note = "no candidate satisfies the known constraints";
+    return result;
+  }
+  const auto pool = pool_.topRows(filled_);
+  request.acquisition->values(pool, values_);
+  Eigen::Index best = -1;
+  for (Eigen::Index i = 0; i < filled_; ++i) {
+    if (std::isnan(values_[i])) continue;
+    if (best < 0 || values_[i] > values_[best]) best = i;  // first of equal values wins
+  }
+  result.found = true;
+  if (best < 0) {
+    best = 0;
+    result.note = "acquisition returned NaN at every candidate; proposing the first one";
+  } else {
+    result.note = fmt::format("best of {} {} candidates", filled_, source);
+  }
+  result.x = pool_.row(best).transpose();
+  result.value = values_[best];
+  return result;
+}
+
+}  // namespace arbo::plugins

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief inner_solver/candidate_pool: score a pool of proposed candidates, keep the best.
+#pragma once
+
+#include <arbo/sdk/inner_solver.hpp>
+
+namespace arbo::plugins {
+
+/// TPE's inner loop, generic: asks an acquisition that implements `ProposesCandidates` for
+/// `draws * (1 + m)` candidates (m black-box constraints: c-TPE's 24 draws from each metric's
+/// l(x), pooled), or draws that many uniform points otherwise; drops candidates violating the
+/// known constraints; and returns the argmax of the acquisition. Without an acquisition it
+/// returns the first uniform point satisfying the known constraints (random search).
+class CandidatePool final : public sdk::InnerSolver {
+ public:
+  explicit CandidatePool(const sdk::CreateArgs& args);
+  static const sdk::ParamSpecList& params();
+
+  sdk::Proposal maximize(const sdk::SolveRequest& request) override;
+
+ private:
+  bool feasible(const sdk::SolveRequest& request, const Eigen::VectorXd& x) const;
+  // Appends up to `wanted` uniform feasible points to the pool; returns how many.
+  Eigen::Index add_uniform(const sdk::SolveRequest& request, Eigen::Index wanted);
+
+  sdk::Context& ctx_;
+  std::int64_t draws_;
+  std::int64_t rounds_;
+  std::int64_t max_tries_;
+  Eigen::MatrixXd proposed_, pool_;
+  Eigen::Index filled_ = 0;
+  Eigen::VectorXd x_, u_, values_;
+};
+
+}  // namespace arbo::plugins
