@@ -39,10 +39,16 @@ double KernelContext::seconds_left() const {
 }
 
 void KernelContext::reseed(std::uint64_t seed, std::uint64_t stream, std::uint64_t salt) {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed),   static_cast<std::uint32_t>(seed >> 32),
-                    static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32),
-                    static_cast<std::uint32_t>(salt),   static_cast<std::uint32_t>(salt >> 32)};
-  rng_.seed(seq);
+  // splitmix64's finalizer chained over the three inputs, then the engine's own one-word
+  // seeding: reseeding happens several times per proposal, and std::seed_seq over 312 state
+  // words cost 10-30 us of a c-TPE proposal's 100 us (profiled); this costs well under 1 us.
+  const auto mix = [](std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  rng_.seed(mix(mix(mix(seed) ^ stream) ^ salt));
 }
 
 void KernelContext::set_budget(double seconds) {
