@@ -293,6 +293,7 @@ Space mixed_space() {
 struct Reference {
   std::string scaling = "standard";
   double zeta = 1.0;
+  bool literal_goodall = false;  // categorical_distance = "entmoot"
 };
 
 // The thesis's u(x), written out with plain loops, independently of the plugin.
@@ -329,7 +330,8 @@ double reference_u(const Space& space, const Eigen::MatrixXd& X, const Eigen::Ve
           for (Eigen::Index j = 0; j < n; ++j) count += X(j, k) == x[k] ? 1.0 : 0.0;
           s = count * (count - 1.0) / (static_cast<double>(n) * static_cast<double>(n - 1));
         }
-        dist += 1.0 - s;
+        // Default: equal categories add nothing (u = 0 at observed points); ENTMOOT: 1 - S.
+        if (r.literal_goodall || X(i, k) != x[k]) dist += 1.0 - s;
       } else {
         const double diff =
             (x[k] - shift[static_cast<std::size_t>(k)]) / scale[static_cast<std::size_t>(k)] -
@@ -392,6 +394,7 @@ TEST(mondrian_forest, distance_uncertainty_matches_direct_computation) {
   const std::vector<Case> cases = {
       {{}, {}, false},
       {{{"zeta", 0.3}}, {"standard", 0.3}, false},
+      {{{"categorical_distance", std::string("entmoot")}}, {"standard", 1.0, true}, false},
       {{{"distance_scaling", std::string("bounds")}}, {"bounds", 1.0}, false},
       {{{"distance_scaling", std::string("none")}, {"distance_as", std::string("variance")}},
        {"none", 1.0},
@@ -410,6 +413,10 @@ TEST(mondrian_forest, distance_uncertainty_matches_direct_computation) {
         const double expected = c.as_variance ? u : u * u;
         EXPECT_NEAR(var[i], expected, 1e-9 * std::max(1.0, expected))
             << "query " << i << " metric " << metric << " scaling " << c.ref.scaling;
+        // The digest's invariant: no uncertainty at an observed point of a mixed space.
+        if (i >= 30 && !c.ref.literal_goodall) {
+          EXPECT_EQ(var[i], 0.0) << "training point " << i;
+        }
         const double cap = c.ref.zeta * (y.array() - y.mean()).square().mean();
         clipped += u >= cap * (1.0 - 1e-12) ? 1 : 0;
       }
@@ -456,27 +463,34 @@ TEST(mondrian_forest, same_trees_in_both_uncertainty_modes) {
 
 // One categorical coordinate with four choices; the data use three, twice each. Identical rows
 // form zero-rate leaves, so the trees split on the category index and predict each category's
-// y exactly. Goodall4: S = 2 * 1 / (6 * 5) = 1/15 for every observed category, so at an
-// observed category u = max|y| (1 - 1/15) = 9 * 14/15 = 8.4, and at the unseen one u = 9;
-// the cap Var(y) = 64/6 is not reached.
+// y exactly. By default an observed category has u = 0 and the unseen one u = max|y| * 1 = 9.
+// With the literal ENTMOOT form, Goodall4's S = 2 * 1 / (6 * 5) = 1/15 for every observed
+// category gives u = max|y| (1 - 1/15) = 9 * 14/15 = 8.4 there; the cap Var(y) = 64/6 is not
+// reached.
 TEST(mondrian_forest, categorical_coordinate_by_hand) {
   const Space space({Parameter::categorical("c", {"w", "x", "y", "z"})});
   const Dataset data = dataset({{0}, {0}, {1}, {1}, {2}, {2}}, {1, 1, 5, 5, 9, 9});
   Forest dist(space, {});
+  Forest literal(space, {{"categorical_distance", std::string("entmoot")}});
   Forest var(space, {{"uncertainty", std::string("variance")}});
   dist.fit(data);
+  literal.fit(data);
   var.fit(data);
   Eigen::MatrixXd Q(4, 1);
   Q << 0, 1, 2, 3;
   const auto [mean, u2] = dist.predict(Q);
+  const auto [mean_l, u2_literal] = literal.predict(Q);
+  EXPECT_EQ(mean, mean_l);
   const auto [mean_v, v] = var.predict(Q);
   EXPECT_EQ(mean, mean_v);
   for (int i = 0; i < 3; ++i) {
     EXPECT_NEAR(mean[i], 1.0 + 4.0 * i, 1e-12);
     EXPECT_NEAR(v[i], 0.0, 1e-12);
-    EXPECT_NEAR(u2[i], 8.4 * 8.4, 1e-9);
+    EXPECT_EQ(u2[i], 0.0);
+    EXPECT_NEAR(u2_literal[i], 8.4 * 8.4, 1e-9);
   }
   EXPECT_NEAR(u2[3], 81.0, 1e-9);
+  EXPECT_NEAR(u2_literal[3], 81.0, 1e-9);
   // The unseen category lies outside every box: its mean is pulled toward the data mean 5.
   EXPECT_GT(mean[3], 5.0);
   EXPECT_LT(mean[3], 9.0);

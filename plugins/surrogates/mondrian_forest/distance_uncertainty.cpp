@@ -6,10 +6,12 @@
 
 namespace arbo::plugins {
 
-void DistanceUncertainty::configure(const sdk::Space& space, DistanceScaling scaling, double zeta) {
+void DistanceUncertainty::configure(const sdk::Space& space, DistanceScaling scaling, double zeta,
+                                    bool literal_goodall) {
   space_ = &space;
   scaling_ = scaling;
   zeta_ = zeta;
+  literal_goodall_ = literal_goodall;
 }
 
 void DistanceUncertainty::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
@@ -67,8 +69,14 @@ void DistanceUncertainty::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y
     }
     // Goodall4: S(a, a) = c(a)(c(a) - 1) / (n(n - 1)); with n < 2 no pair exists, so S = 0.
     // Digest ambiguity: the thesis (Eq. 4.2) adds the similarity itself, with a 1/D factor, as
-    // if it were a distance; we follow ENTMOOT, whose code the thesis extends, and add the
-    // non-similarity 1 - S per categorical coordinate (0 only for a category all rows share).
+    // if it were a distance; ENTMOOT, whose code the thesis extends, adds the non-similarity
+    // 1 - S per categorical coordinate, which is positive even between equal categories (0 only
+    // for a category all rows share). The digest also requires u = 0 at observed points, and
+    // the literal form breaks that: measured on func3c (3 categoricals), cwei then re-proposed
+    // near-copies of observed infeasible points and found a feasible point on 1 of 5 seeds
+    // (random search: 5 of 5). By default equal categories therefore add 0 and different ones
+    // 1 - S = 1 (Goodall4's S is 0 between different categories); `categorical_distance =
+    // "entmoot"` restores the literal form.
     const double pairs = static_cast<double>(n) * static_cast<double>(n - 1);
     goodall_[static_cast<std::size_t>(c)] =
         pairs > 0.0 ? Eigen::VectorXd(counts.array() * (counts.array() - 1.0) / pairs)
@@ -110,8 +118,12 @@ void DistanceUncertainty::evaluate(const Eigen::MatrixXd& Xt, Eigen::VectorXd& u
       const double s = a >= 0 && a < static_cast<double>(table.size())
                            ? table[static_cast<Eigen::Index>(a)]
                            : 0.0;
-      dist += 1.0;
-      if (s > 0.0) dist -= s * (Xk_.col(ci).array() == a).cast<double>();
+      if (literal_goodall_) {
+        dist += 1.0;
+        if (s > 0.0) dist -= s * (Xk_.col(ci).array() == a).cast<double>();
+      } else {
+        dist += (Xk_.col(ci).array() != a).cast<double>();
+      }
     }
     const double nearest = n > 0 ? dist.minCoeff() : 0.0;
     u[i] = std::min(y_largest_ * nearest, cap_);

@@ -21,14 +21,16 @@ enum class DistanceScaling {
 
 /// u(x) = min( max|y| * min_i [ sum_cont (x~ - x~_i)^2 + sum_cat (1 - S_d(x_d, x_i,d)) ],
 ///             zeta * Var(y) )
-/// with S_d the Goodall4 similarity of the training data. u is 0 at a training point of a
-/// continuous space.
+/// with S_d the Goodall4 similarity of the training data, counted between different categories
+/// only (by default), so that u is 0 at every training point.
 class DistanceUncertainty {
  public:
   /// Splits the coordinates of `space` into continuous (Real, Integer) and categorical
   /// (Categorical, Binary). An empty space, or one whose size differs from the data's
   /// dimension at fit time, makes every coordinate continuous.
-  void configure(const sdk::Space& space, DistanceScaling scaling, double zeta);
+  /// `literal_goodall`: ENTMOOT's 1 - S_d also between equal categories (see the parameter).
+  void configure(const sdk::Space& space, DistanceScaling scaling, double zeta,
+                 bool literal_goodall = false);
   /// Stores the scaled training rows, the Goodall4 tables and the scale of `y`.
   void fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
   /// u at the columns of `Xt` (d x m, one point per column).
@@ -38,6 +40,7 @@ class DistanceUncertainty {
   const sdk::Space* space_ = nullptr;
   DistanceScaling scaling_ = DistanceScaling::Standard;
   double zeta_ = 1.0;
+  bool literal_goodall_ = false;
   std::vector<Eigen::Index> continuous_, categorical_;
   Eigen::VectorXd shift_, scale_;         // per continuous coordinate
   Eigen::MatrixXd Xc_;                    // n x |continuous|, scaled

@@ -47,6 +47,14 @@ const sdk::ParamSpecList& MondrianForestSurrogate::params() {
           "'bounds' = (x - lower) / (upper - lower) of the space, 'none' = encoded units.",
           "standard", {"standard", "bounds", "none"}),
       sdk::ParamSpec::choice(
+          "categorical_distance",
+          "Distance uncertainty only: per categorical/binary coordinate, 'goodall4' adds the "
+          "Goodall4 non-similarity 1 - S(a, b) between different categories (S = 0 there, so 1) "
+          "and 0 between equal ones, which keeps u = 0 at observed points; 'entmoot' adds "
+          "1 - S(a, b) literally, also 1 - c(a)(c(a)-1)/(n(n-1)) > 0 between equal categories, so "
+          "u stays positive at observed points of mixed spaces.",
+          "goodall4", {"goodall4", "entmoot"}),
+      sdk::ParamSpec::choice(
           "distance_as",
           "Distance uncertainty only: 'stddev' returns variance = u^2, so acquisitions use u as "
           "the standard deviation (the thesis plugs u into EI/PoF as sigma); 'variance' returns "
@@ -73,7 +81,7 @@ MondrianForestSurrogate::MondrianForestSurrogate(const sdk::CreateArgs& args)
                          scaling == "standard" ? DistanceScaling::Standard
                          : scaling == "bounds" ? DistanceScaling::Bounds
                                                : DistanceScaling::None,
-                         p.get_real("zeta"));
+                         p.get_real("zeta"), p.get_string("categorical_distance") == "entmoot");
 }
 
 void MondrianForestSurrogate::fit(const sdk::Dataset& data, const sdk::Metric& metric) {
