@@ -41,6 +41,12 @@ const sdk::ParamSpecList& GlpkBnb::params() {
                            60.0, 1e-3),
       sdk::ParamSpec::integer("node_limit",
                               "Most branch-and-bound nodes per solve; -1 for no limit.", -1, -1),
+      sdk::ParamSpec::integer(
+          "no_incumbent_retries",
+          "When a solve of `maximize` reaches its limit without any feasible point, it is "
+          "solved again with twice the previous time limit, up to this many times (the LEAF-GP "
+          "paper continues past its time limit in that case); 0 reports 'not found' at once.",
+          3, 0, 20),
       sdk::ParamSpec::string(
           "dump_model",
           "When non-empty, every model solved is written to this path in CPLEX LP format "
@@ -63,6 +69,7 @@ GlpkBnb::GlpkBnb(const sdk::CreateArgs& args)
   options_.feasibility_tolerance = args.params.get_real("feasibility_tolerance");
   options_.time_limit_seconds = args.params.get_real("time_limit");
   options_.node_limit = args.params.get_int("node_limit");
+  no_incumbent_retries_ = args.params.get_int("no_incumbent_retries");
   config_.milp_method = milp_method(args.params.get_string("milp_method"));
   config_.log = [this](sdk::LogLevel level, std::string_view message) { ctx_.log(level, message); };
   config_.cancelled = [this] { return ctx_.cancelled(); };
@@ -137,9 +144,30 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
     f->formulate(model, point);
   }
 
-  const sdk::SolveResult res = solve(model, options_);
+  sdk::SolveResult res = solve(model, options_);
+  sdk::SolveOptions longer = options_;
+  for (std::int64_t k = 0; k < no_incumbent_retries_ && res.x.empty() &&
+                           res.status == sdk::SolveStatus::LimitReached && !ctx_.cancelled();
+       ++k) {
+    longer.time_limit_seconds *= 2.0;
+    ctx_.log(sdk::LogLevel::Info,
+             fmt::format("glpk_bnb: no feasible point within the limit; solving again with {} s",
+                         longer.time_limit_seconds));
+    const double spent = res.seconds;
+    res = solve(model, longer);
+    res.seconds += spent;
+  }
   sdk::Proposal prop;
   prop.note = fmt::format("glpk_bnb: {}", res.message);
+  sdk::Proposal::ModelSize size;
+  size.variables = static_cast<std::int64_t>(model.num_variables());
+  for (const sdk::Variable& v : model.variables()) {
+    if (v.type == sdk::VarType::Binary) ++size.binaries;
+    if (v.type == sdk::VarType::Integer) ++size.integers;
+  }
+  size.linear_rows = static_cast<std::int64_t>(model.linear_rows().size());
+  size.quadratic_rows = static_cast<std::int64_t>(model.quadratic_rows().size());
+  prop.model_size = size;
   if (res.status == sdk::SolveStatus::Error) throw sdk::Error(prop.note);
   if (res.x.empty()) {
     prop.certificate = res;
@@ -149,6 +177,10 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
   prop.x.resize(static_cast<Eigen::Index>(space.size()));
   for (std::size_t i = 0; i < space.size(); ++i) {
     prop.x[static_cast<Eigen::Index>(i)] = res.x[static_cast<std::size_t>(point.x_vars[i])];
+  }
+  // Surrogates whose optimum is a region (tree cells) choose the query inside it themselves.
+  if (const auto* d = dynamic_cast<const sdk::DecodesSolution*>(request.acquisition)) {
+    if (d->decode(model, point, res.x, request.constraints, prop.x)) prop.note += " (decoded)";
   }
   prop.value = request.acquisition != nullptr ? request.acquisition->value(prop.x) : 0.0;
   prop.certificate = res;

@@ -39,6 +39,7 @@ class GlpkBnb final : public sdk::InnerSolver, public sdk::ModelSolver {
   sdk::SolveOptions options_;
   std::string dump_model_;
   std::int64_t dumped_ = 0;
+  std::int64_t no_incumbent_retries_ = 3;
   glpk::BnbConfig config_;
 };
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Side-by-side table of several bench/run_suite.py outputs (results.csv): per problem and
+method, the median (and IQR) over seeds of the best feasible value after E evaluations, where E
+is the smallest budget any method of that problem reached in every one of its seeds. Reads
+results.csv or results.csv.gz.
+
+  bench/leafgp/compare.py OUT1 OUT2 ...
+"""
+import csv
+import gzip
+import math
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+
+def q(v, p):
+    v = sorted(v)
+    pos = p * (len(v) - 1)
+    lo, hi = int(pos), min(int(pos) + 1, len(v) - 1)
+    a, b = v[lo], v[hi]
+    if math.isinf(a) or math.isinf(b):
+        return a if pos == lo else b
+    return a + (pos - lo) * (b - a)
+
+
+def main():
+    runs = defaultdict(dict)  # (problem, method) -> seed -> [(evaluation, best, regret)]
+    for out in sys.argv[1:]:
+        path = f"{out}/results.csv"
+        opener = open if os.path.exists(path) else gzip.open
+        with opener(path if os.path.exists(path) else path + ".gz", "rt") as f:
+            for r in csv.DictReader(f):
+                key = (r["problem"], r["pipeline"])
+                best = float(r["best_feasible"]) if r["best_feasible"] not in ("", "nan") else math.inf
+                runs[key].setdefault(r["seed"], []).append((int(r["evaluation"]), best))
+    problems = sorted({p for p, _ in runs})
+    methods = ["leaf_gp", "leaf_gp_rnd", "random", "optuna-tpe"]
+    print("| problem | E | " + " | ".join(methods) + " |")
+    print("|---|---|" + "---|" * len(methods))
+    for p in problems:
+        ms = [m for m in methods if (p, m) in runs]
+        E = min(max(e for e, _ in rows) for m in ms for rows in runs[(p, m)].values())
+        cells = []
+        for m in methods:
+            if (p, m) not in runs:
+                cells.append("-")
+                continue
+            finals = []
+            for rows in runs[(p, m)].values():
+                upto = [b for e, b in rows if e <= E]
+                finals.append(min(upto) if upto else math.inf)
+            med = q(finals, 0.5)
+            cells.append(f"{med:.4g} [{q(finals, 0.25):.4g}, {q(finals, 0.75):.4g}] (n={len(finals)})")
+        print(f"| {p} | {E} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

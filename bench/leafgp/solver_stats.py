@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Per-iteration solver statistics of LEAF-GP studies written by bench/run_suite.py: reads
+`arbo export --format json` of every study under OUT/studies/PIPELINE/PROBLEM/seedS and prints
+markdown tables (fit time, model size, solve time, nodes, gap, status; fraction proven optimal
+and median solve time).
+
+  bench/leafgp/solver_stats.py OUT [--arbo build/bin/arbo] [--pipeline leaf_gp] [--csv FILE]
+
+--csv also writes one row per model-based iteration (gzip-compressed when FILE ends in .gz).
+"""
+import argparse
+import csv
+import gzip
+import json
+import statistics
+import subprocess
+from pathlib import Path
+
+
+def quantiles(v):
+    v = sorted(v)
+    if not v:
+        return (float("nan"),) * 3
+    def q(p):
+        pos = p * (len(v) - 1)
+        lo, hi = int(pos), min(int(pos) + 1, len(v) - 1)
+        return v[lo] + (pos - lo) * (v[hi] - v[lo])
+    return q(0.25), q(0.5), q(0.75)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--arbo", default="build/bin/arbo")
+    ap.add_argument("--pipeline", action="append")
+    ap.add_argument("--csv")
+    args = ap.parse_args()
+    fields = ["pipeline", "problem", "seed", "evaluation", "fit_seconds", "solve_seconds",
+              "status", "nodes", "lp_iterations", "gap", "objective", "best_bound", "variables",
+              "binaries", "integers", "linear_rows", "quadratic_rows"]
+    table = []
+    root = Path(args.out) / "studies"
+    pipelines = args.pipeline or sorted(p.name for p in root.iterdir() if p.is_dir())
+    rows, every = [], []
+    for pipe in pipelines:
+        for prob in sorted(p for p in (root / pipe).iterdir() if p.is_dir()):
+            stats, seeds = [], 0
+            for study in sorted(prob.glob("seed*")):
+                if not (study / "study.db").exists():
+                    continue
+                r = subprocess.run([args.arbo, "export", str(study), "--format", "json"],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    continue
+                obs = json.loads(r.stdout)
+                s = [o["solver"] for o in obs if "solver" in o]
+                for o in obs:
+                    if "solver" in o:
+                        table.append(dict({k: o["solver"].get(k, "") for k in fields[4:]},
+                                          pipeline=pipe, problem=prob.name,
+                                          seed=study.name[4:], evaluation=o["id"]))
+                if s:
+                    seeds += 1
+                    stats += s
+            if not stats:
+                continue
+            every += [(pipe, s) for s in stats]
+            rows.append((pipe, prob.name, seeds, stats))
+    if args.csv:
+        opener = gzip.open if args.csv.endswith(".gz") else open
+        with opener(args.csv, "wt", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            w.writeheader()
+            w.writerows(table)
+    print("| pipeline | problem | seeds | iterations | proven optimal (gap <= 1e-4) | "
+          "solve s median [IQR] | solve s max | fit s median | nodes median [max] | "
+          "binaries median [max] | linear rows median [max] | final gap of unproven, median |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for pipe, prob, seeds, st in rows:
+        has_cert = [s for s in st if "status" in s]
+        proven = [s for s in has_cert if s["status"] == "optimal" and
+                  s.get("gap") is not None and s["gap"] <= 1e-4]
+        solve = [s["solve_seconds"] for s in st]
+        fit = [s["fit_seconds"] for s in st]
+        q1, med, q3 = quantiles(solve)
+        if has_cert:
+            nodes = [s["nodes"] for s in has_cert]
+            bins = [s.get("binaries", 0) for s in has_cert]
+            lrows = [s.get("linear_rows", 0) for s in has_cert]
+            unproven = [s["gap"] if s.get("gap") is not None else float("inf")
+                        for s in has_cert if s not in proven]
+            print(f"| {pipe} | {prob} | {seeds} | {len(st)} | "
+                  f"{len(proven)}/{len(has_cert)} ({100 * len(proven) / len(has_cert):.0f} %) | "
+                  f"{med:.2f} [{q1:.2f}, {q3:.2f}] | {max(solve):.2f} | "
+                  f"{statistics.median(fit):.3f} | {statistics.median(nodes):.0f} "
+                  f"[{max(nodes)}] | {statistics.median(bins):.0f} [{max(bins)}] | "
+                  f"{statistics.median(lrows):.0f} [{max(lrows)}] | "
+                  f"{(statistics.median(unproven) if unproven else float('nan')):.3g} |")
+        else:
+            print(f"| {pipe} | {prob} | {seeds} | {len(st)} | (no certificate) | "
+                  f"{med:.3f} [{q1:.3f}, {q3:.3f}] | {max(solve):.3f} | "
+                  f"{statistics.median(fit):.3f} | - | - | - | - |")
+    for pipe in pipelines:
+        st = [s for p, s in every if p == pipe and "status" in s]
+        if not st:
+            continue
+        proven = [s for s in st if s["status"] == "optimal" and s.get("gap") is not None
+                  and s["gap"] <= 1e-4]
+        print(f"\n{pipe}, all problems: {len(proven)}/{len(st)} iterations proven optimal "
+              f"({100 * len(proven) / len(st):.1f} %), median solve time "
+              f"{statistics.median(s['solve_seconds'] for s in st):.2f} s, "
+              f"status counts: " + ", ".join(
+                  f"{k} {sum(1 for s in st if s['status'] == k)}"
+                  for k in sorted({s['status'] for s in st})))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: MIT
+#include "formulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <arbo/sdk/error.hpp>
+
+namespace arbo::plugins::tree_gp {
+
+namespace {
+
+using sdk::LinearRow;
+using sdk::LinearTerm;
+using sdk::RowSense;
+
+// Left side of a numeric split in closed MIP form: x <= left_bound, right: x >= right_bound.
+// XGBoost sends x < v left, so for an integer x the left side is x <= ceil(v) - 1.
+struct Cut {
+  double left_bound;
+  double right_bound;
+};
+
+Cut cut_of(const sdk::Parameter& p, double threshold) {
+  if (integral_coordinate(p)) {
+    const double k = std::ceil(threshold);
+    return {k - 1.0, k};
+  }
+  return {threshold, threshold};
+}
+
+}  // namespace
+
+bool integral_coordinate(const sdk::Parameter& p) {
+  return p.type == sdk::ParamType::Binary || (p.type == sdk::ParamType::Integer && !p.log_scale);
+}
+
+Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const sdk::Space& space,
+                      const Ensemble& ensemble, const TreeKernelGp& gp, bool with_stddev) {
+  const std::size_t d = space.size();
+  if (point.x_vars.size() != d) {
+    throw sdk::InvalidArgument(
+        fmt::format("surrogate/tree_gp: {} point variables for a space of {} parameters",
+                    point.x_vars.size(), d));
+  }
+  Formulation f;
+  const std::vector<int>& active = gp.active_trees();
+  const double T = static_cast<double>(active.size());
+  const auto& lower = space.lower();
+  const auto& upper = space.upper();
+
+  // Which categorical coordinates need one-hot binaries: those split on, and condition parents.
+  std::vector<bool> needs_onehot(d, false);
+  for (int t : active) {
+    for (const TreeNode& n : ensemble.trees[static_cast<std::size_t>(t)].nodes) {
+      if (!n.is_leaf() && n.categorical)
+        needs_onehot.at(static_cast<std::size_t>(n.feature)) = true;
+    }
+  }
+  for (std::size_t i = 0; i < d; ++i) {
+    if (!space[i].condition) continue;
+    const auto parent = space.index_of(space[i].condition->parent);
+    if (parent && space[*parent].type == sdk::ParamType::Categorical) needs_onehot[*parent] = true;
+  }
+  std::vector<std::vector<int>> onehot(d);
+  for (std::size_t i = 0; i < d; ++i) {
+    if (!needs_onehot[i]) continue;
+    const sdk::Parameter& p = space[i];
+    if (p.type != sdk::ParamType::Categorical) {
+      throw sdk::Error(fmt::format(
+          "surrogate/tree_gp: the trees split on '{}' as a category but it is not categorical",
+          p.name));
+    }
+    LinearRow sum{fmt::format("tg_onehot_{}", i), {}, RowSense::Equal, 1.0};
+    LinearRow link{fmt::format("tg_cat_{}", i), {{point.x_vars[i], 1.0}}, RowSense::Equal, 0.0};
+    for (std::size_t c = 0; c < p.choices.size(); ++c) {
+      const int v =
+          model.add_variable(fmt::format("tg_nu_{}_{}", i, c), sdk::VarType::Binary, 0, 1);
+      onehot[i].push_back(v);
+      sum.terms.push_back({v, 1.0});
+      if (c > 0) link.terms.push_back({v, -static_cast<double>(c)});
+    }
+    model.add_linear_row(std::move(sum));
+    model.add_linear_row(std::move(link));
+  }
+
+  // Numeric thresholds, shared across trees: one binary nu per distinct cut of a coordinate,
+  // nu = 1 iff x is on the cut's left side.
+  std::vector<std::map<double, int>> nu(d);
+  for (int t : active) {
+    for (const TreeNode& n : ensemble.trees[static_cast<std::size_t>(t)].nodes) {
+      if (n.is_leaf() || n.categorical) continue;
+      const auto i = static_cast<std::size_t>(n.feature);
+      const Cut cut = cut_of(space[i], n.threshold);
+      nu.at(i).emplace(cut.right_bound, -1);
+    }
+  }
+  for (std::size_t i = 0; i < d; ++i) {
+    const double lb = lower[static_cast<Eigen::Index>(i)];
+    const double ub = upper[static_cast<Eigen::Index>(i)];
+    int prev = -1;
+    int count = 0;
+    for (auto& [key, var] : nu[i]) {
+      const Cut cut = integral_coordinate(space[i]) ? Cut{key - 1.0, key} : Cut{key, key};
+      // A cut outside the domain fixes its side: every x is right of it, or left of it.
+      const bool always_right = cut.right_bound <= lb;
+      const bool always_left =
+          !always_right && (integral_coordinate(space[i]) ? cut.left_bound >= ub : key > ub);
+      const double nlo = always_left ? 1.0 : 0.0;
+      const double nhi = always_right ? 0.0 : 1.0;
+      var = model.add_variable(fmt::format("tg_le_{}_{}", i, count++), sdk::VarType::Binary, nlo,
+                               nhi);
+      if (nlo != nhi) {
+        // x >= lb + (R - lb)(1 - nu)  and  x <= ub + (L - ub) nu.
+        model.add_linear_row({"tg_link_lo",
+                              {{point.x_vars[i], 1.0}, {var, cut.right_bound - lb}},
+                              RowSense::GreaterEqual,
+                              cut.right_bound});
+        model.add_linear_row({"tg_link_hi",
+                              {{point.x_vars[i], 1.0}, {var, ub - cut.left_bound}},
+                              RowSense::LessEqual,
+                              ub});
+      }
+      if (prev >= 0)
+        model.add_linear_row({"tg_order", {{prev, 1.0}, {var, -1.0}}, RowSense::LessEqual, 0.0});
+      prev = var;
+    }
+  }
+
+  // Leaves and Misic's split rows.
+  f.z.resize(active.size());
+  for (std::size_t k = 0; k < active.size(); ++k) {
+    const Tree& tree = ensemble.trees[static_cast<std::size_t>(active[k])];
+    LinearRow one{fmt::format("tg_tree_{}", k), {}, RowSense::Equal, 1.0};
+    for (std::size_t l = 0; l < tree.leaves.size(); ++l) {
+      const int v = model.add_variable(fmt::format("tg_z_{}_{}", k, tree.leaves[l]),
+                                       sdk::VarType::Binary, 0, 1);
+      f.z[k].push_back(v);
+      one.terms.push_back({v, 1.0});
+    }
+    model.add_linear_row(std::move(one));
+    std::map<int, std::pair<std::vector<int>, std::vector<int>>> sides;  // node -> (left, right)
+    for (std::size_t l = 0; l < tree.leaves.size(); ++l) {
+      for (const PathStep& step : tree.paths[l]) {
+        auto& [left, right] = sides[step.node];
+        (step.left ? left : right).push_back(f.z[k][l]);
+      }
+    }
+    for (const auto& [node, lr] : sides) {
+      const TreeNode& n = tree.nodes[static_cast<std::size_t>(node)];
+      const auto i = static_cast<std::size_t>(n.feature);
+      LinearRow left{fmt::format("tg_left_{}_{}", k, node), {}, RowSense::LessEqual, 0.0};
+      LinearRow right{fmt::format("tg_right_{}_{}", k, node), {}, RowSense::LessEqual, 0.0};
+      for (int v : lr.first) left.terms.push_back({v, 1.0});
+      for (int v : lr.second) right.terms.push_back({v, 1.0});
+      if (n.categorical) {
+        for (std::size_t c = 0; c < onehot[i].size(); ++c) {
+          const bool goes_right = std::binary_search(n.right_categories.begin(),
+                                                     n.right_categories.end(), static_cast<int>(c));
+          (goes_right ? right : left).terms.push_back({onehot[i][c], -1.0});
+        }
+      } else {
+        const int v = nu[i].at(cut_of(space[i], n.threshold).right_bound);
+        left.terms.push_back({v, -1.0});
+        right.terms.push_back({v, 1.0});
+        right.rhs = 1.0;
+      }
+      model.add_linear_row(std::move(left));
+      model.add_linear_row(std::move(right));
+    }
+  }
+
+  // Agreement with every training point: s_i = (1/|T|) sum_t z_{t, leaf_t(x_i)}.
+  const std::size_t m = gp.size();
+  f.s.resize(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    f.s[i] = model.add_variable(fmt::format("tg_s_{}", i), sdk::VarType::Continuous, 0.0, 1.0);
+    LinearRow row{fmt::format("tg_agree_{}", i), {{f.s[i], 1.0}}, RowSense::Equal, 0.0};
+    for (std::size_t k = 0; k < active.size(); ++k) {
+      const Tree& tree = ensemble.trees[static_cast<std::size_t>(active[k])];
+      const int l = tree.leaf_index(gp.training_leaf(k, i));
+      row.terms.push_back({f.z[k][static_cast<std::size_t>(l)], -1.0 / T});
+    }
+    model.add_linear_row(std::move(row));
+  }
+
+  // Mean (metric units): y_mean + y_scale * sigma0^2 * alpha' s.
+  const double s0 = gp.signal_variance();
+  const double scale = gp.y_scale();
+  for (std::size_t i = 0; i < m; ++i) {
+    const double c = scale * s0 * gp.alpha()[static_cast<Eigen::Index>(i)];
+    if (c != 0.0) f.output.mean.push_back({f.s[i], c});
+  }
+  f.output.mean_constant = gp.y_mean();
+
+  // Standard deviation hypograph (metric units): S^2 / y_scale^2 + sigma0^4 s' Kinv s <= prior.
+  // Divided by y_scale^2 so that the row's scale does not depend on the metric's units.
+  const double prior = gp.prior_variance();
+  if (with_stddev) {
+    const int sd = model.add_variable("tg_stddev", sdk::VarType::Continuous, 0.0,
+                                      scale * std::sqrt(prior) * (1.0 + 1e-9));
+    sdk::QuadraticRow q;
+    q.name = "tg_variance";
+    q.convex = true;
+    q.rhs = prior;
+    q.quad.push_back({sd, sd, 1.0 / (scale * scale)});
+    const Eigen::MatrixXd& kinv = gp.k_inverse();
+    const double s04 = s0 * s0;
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = i; j < m; ++j) {
+        const double v = s04 * kinv(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+        if (v == 0.0) continue;
+        q.quad.push_back({f.s[i], f.s[j], i == j ? v : 2.0 * v});
+      }
+    }
+    model.add_quadratic_row(std::move(q));
+    f.output.stddev_var = sd;
+  }
+
+  // Hierarchies: an inactive parameter sits at its default (indicator rows as big-M on the
+  // parent's activity). Integer parents are left to the kernel's snapping.
+  for (std::size_t i = 0; i < d; ++i) {
+    if (!space[i].condition) continue;
+    const sdk::Condition& cond = *space[i].condition;
+    const auto parent = space.index_of(cond.parent);
+    if (!parent) continue;
+    const sdk::Parameter& pp = space[*parent];
+    std::vector<LinearTerm> act;
+    double act_const = 0.0;
+    if (pp.type == sdk::ParamType::Binary) {
+      bool on = false, off = false;
+      for (const sdk::Value& v : cond.values) {
+        if (const bool* b = std::get_if<bool>(&v)) (*b ? on : off) = true;
+        if (const auto* n = std::get_if<std::int64_t>(&v)) (*n != 0 ? on : off) = true;
+      }
+      if (on == off) continue;  // always or never active: nothing to force
+      const int b = point.x_vars[*parent];
+      if (on) {
+        act.push_back({b, 1.0});
+      } else {
+        act.push_back({b, -1.0});
+        act_const = 1.0;
+      }
+    } else if (pp.type == sdk::ParamType::Categorical) {
+      for (const sdk::Value& v : cond.values) {
+        const std::string* name = std::get_if<std::string>(&v);
+        if (name == nullptr) continue;
+        const auto it = std::find(pp.choices.begin(), pp.choices.end(), *name);
+        if (it == pp.choices.end()) continue;
+        act.push_back({onehot[*parent][static_cast<std::size_t>(it - pp.choices.begin())], 1.0});
+      }
+      if (act.empty()) continue;
+    } else {
+      continue;
+    }
+    const double def = space.default_encoded(i);
+    const double lb = lower[static_cast<Eigen::Index>(i)];
+    const double ub = upper[static_cast<Eigen::Index>(i)];
+    // x <= def + (ub - def) a   and   x >= def - (def - lb) a,  a = act_const + act.
+    LinearRow hi{fmt::format("tg_cond_hi_{}", i),
+                 {{point.x_vars[i], 1.0}},
+                 RowSense::LessEqual,
+                 def + (ub - def) * act_const};
+    LinearRow lo{fmt::format("tg_cond_lo_{}", i),
+                 {{point.x_vars[i], 1.0}},
+                 RowSense::GreaterEqual,
+                 def - (def - lb) * act_const};
+    for (const LinearTerm& t : act) {
+      if (ub - def != 0.0) hi.terms.push_back({t.var, -(ub - def) * t.coef});
+      if (def - lb != 0.0) lo.terms.push_back({t.var, (def - lb) * t.coef});
+    }
+    model.add_linear_row(std::move(hi));
+    model.add_linear_row(std::move(lo));
+  }
+  return f;
+}
+
+std::vector<int> active_leaves(const Formulation& f, const TreeKernelGp& gp, const Ensemble& e,
+                               const std::vector<double>& solution) {
+  std::vector<int> out;
+  const std::vector<int>& active = gp.active_trees();
+  for (std::size_t k = 0; k < f.z.size(); ++k) {
+    std::size_t best = 0;
+    for (std::size_t l = 1; l < f.z[k].size(); ++l) {
+      if (solution.at(static_cast<std::size_t>(f.z[k][l])) >
+          solution.at(static_cast<std::size_t>(f.z[k][best]))) {
+        best = l;
+      }
+    }
+    out.push_back(e.trees[static_cast<std::size_t>(active[k])].leaves[best]);
+  }
+  return out;
+}
+
+std::vector<int> leaves_of(const TreeKernelGp& gp, const Ensemble& e, const Eigen::VectorXd& x) {
+  std::vector<int> out;
+  for (int t : gp.active_trees())
+    out.push_back(e.trees[static_cast<std::size_t>(t)].leaf_of(x.data()));
+  return out;
+}
+
+bool Cell::empty() const {
+  for (Eigen::Index i = 0; i < lower.size(); ++i) {
+    if (lower[i] > upper[i]) return true;
+  }
+  return false;
+}
+
+bool Cell::contains(const sdk::Space& space, const Eigen::VectorXd& x, double tol) const {
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const auto j = static_cast<Eigen::Index>(i);
+    if (space[i].type == sdk::ParamType::Categorical) {
+      const auto c = static_cast<int>(std::lround(x[j]));
+      if (std::find(allowed[i].begin(), allowed[i].end(), c) == allowed[i].end()) return false;
+    } else if (x[j] < lower[j] - tol || x[j] > upper[j] + tol) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Cell cell_of(const sdk::Space& space, const Ensemble& e, const TreeKernelGp& gp,
+             const std::vector<int>& leaves) {
+  Cell cell;
+  cell.lower = space.lower();
+  cell.upper = space.upper();
+  cell.allowed.resize(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (space[i].type != sdk::ParamType::Categorical) continue;
+    for (std::size_t c = 0; c < space[i].choices.size(); ++c) {
+      cell.allowed[i].push_back(static_cast<int>(c));
+    }
+  }
+  const std::vector<int>& active = gp.active_trees();
+  for (std::size_t k = 0; k < active.size() && k < leaves.size(); ++k) {
+    const Tree& tree = e.trees[static_cast<std::size_t>(active[k])];
+    const int l = tree.leaf_index(leaves[k]);
+    if (l < 0) throw sdk::Error("surrogate/tree_gp: decoding met an unknown leaf");
+    for (const PathStep& step : tree.paths[static_cast<std::size_t>(l)]) {
+      const TreeNode& n = tree.nodes[static_cast<std::size_t>(step.node)];
+      const auto i = static_cast<std::size_t>(n.feature);
+      const auto j = static_cast<Eigen::Index>(i);
+      if (n.categorical) {
+        auto& a = cell.allowed[i];
+        a.erase(std::remove_if(a.begin(), a.end(),
+                               [&](int c) {
+                                 const bool right = std::binary_search(n.right_categories.begin(),
+                                                                       n.right_categories.end(), c);
+                                 return right == step.left;
+                               }),
+                a.end());
+      } else {
+        const Cut cut = cut_of(space[i], n.threshold);
+        if (step.left) {
+          cell.upper[j] = std::min(cell.upper[j], cut.left_bound);
+        } else {
+          cell.lower[j] = std::max(cell.lower[j], cut.right_bound);
+        }
+      }
+    }
+  }
+  return cell;
+}
+
+Eigen::VectorXd cell_centre(const sdk::Space& space, const Cell& cell, std::mt19937_64& rng) {
+  Eigen::VectorXd x(static_cast<Eigen::Index>(space.size()));
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const auto j = static_cast<Eigen::Index>(i);
+    const sdk::Parameter& p = space[i];
+    if (p.type == sdk::ParamType::Categorical) {
+      const auto& a = cell.allowed[i];
+      if (a.empty()) {
+        x[j] = space.default_encoded(i);
+      } else {
+        std::uniform_int_distribution<std::size_t> pick(0, a.size() - 1);
+        x[j] = a[pick(rng)];
+      }
+      continue;
+    }
+    const double mid = 0.5 * (cell.lower[j] + cell.upper[j]);
+    if (integral_coordinate(p)) {
+      const double lo = std::floor(mid), hi = std::ceil(mid);
+      // A true coin flip between floor and ceiling (the reference code's banker's rounding
+      // biases it); both lie in the cell because its integer bounds are integral.
+      x[j] = lo == hi ? lo : (std::bernoulli_distribution(0.5)(rng) ? hi : lo);
+    } else {
+      x[j] = mid;
+    }
+  }
+  return x;
+}
+
+}  // namespace arbo::plugins::tree_gp

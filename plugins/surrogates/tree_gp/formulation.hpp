@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief LEAF-GP's mixed-integer formulation of the tree-kernel GP (Misic's tree constraints,
+/// x-to-split linking, agreement vector linear in the leaf binaries, the standard deviation as
+/// one convex quadratic row) and the decoding of a solution into a leaf cell.
+#pragma once
+
+#include <random>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/model.hpp>
+#include <arbo/sdk/space.hpp>
+
+#include "tree_ensemble.hpp"
+#include "tree_kernel_gp.hpp"
+
+namespace arbo::plugins::tree_gp {
+
+/// Variables a formulation added, kept for decoding.
+struct Formulation {
+  sdk::FormulatesSurrogate::Output output;
+  std::vector<std::vector<int>> z;  ///< per active tree, per leaf (Tree::leaves order)
+  std::vector<int> s;               ///< agreement variable per training point
+};
+
+/// Adds the GP of `gp` (fitted on `ensemble`) to `model` over `point`. Mean and stddev are in
+/// metric units. Conditional parameters with a Binary or Categorical parent are forced to
+/// their default when inactive (big-M rows on the parent's indicator).
+/// `with_stddev = false` leaves out the stddev variable and its quadratic row (mean-only
+/// models, such as the uncertainty experiment of the paper's Sec. 5.1).
+Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const sdk::Space& space,
+                      const Ensemble& ensemble, const TreeKernelGp& gp, bool with_stddev = true);
+
+/// Active leaf node per active tree at a model solution (the largest z of each tree).
+std::vector<int> active_leaves(const Formulation& f, const TreeKernelGp& gp, const Ensemble& e,
+                               const std::vector<double>& solution);
+/// Active leaf node per active tree of a point.
+std::vector<int> leaves_of(const TreeKernelGp& gp, const Ensemble& e, const Eigen::VectorXd& x);
+
+/// Intersection of leaf boxes. Numeric coordinates: the closed box [lower, upper] (integral
+/// bounds for integer and binary coordinates: x < v becomes x <= ceil(v) - 1). Categorical
+/// coordinates: `allowed` lists the categories (other coordinates have it empty).
+struct Cell {
+  Eigen::VectorXd lower, upper;
+  std::vector<std::vector<int>> allowed;
+  bool empty() const;
+  /// True when x lies in the cell (within tol on continuous coordinates).
+  bool contains(const sdk::Space& space, const Eigen::VectorXd& x, double tol = 1e-9) const;
+};
+
+Cell cell_of(const sdk::Space& space, const Ensemble& e, const TreeKernelGp& gp,
+             const std::vector<int>& leaves);
+
+/// The cell's centre: midpoints of continuous coordinates, a uniformly random choice of floor
+/// or ceiling of the midpoint for integers, a uniformly random allowed category.
+Eigen::VectorXd cell_centre(const sdk::Space& space, const Cell& cell, std::mt19937_64& rng);
+
+/// True for coordinates the trees and the model treat as integers (Integer without log
+/// scale, Binary).
+bool integral_coordinate(const sdk::Parameter& p);
+
+}  // namespace arbo::plugins::tree_gp

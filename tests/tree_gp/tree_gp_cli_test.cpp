@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// configs/leaf-gp.toml and configs/leaf-gp-rnd.toml through the real `arbo` binary with a
+// small budget: the studies finish, model iterations record the solver's statistics, and the
+// known constraints of the problem hold at every point.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/cli_harness.hpp"
+
+namespace {
+
+using arbo::test::CliResult;
+using nlohmann::json;
+
+class LeafGpCli : public arbo::test::CliTest {
+ protected:
+  LeafGpCli() : CliTest("arbo_leafgp_") {}
+  json export_json(const std::string& study) {
+    const CliResult r = arbo("export " + study + " --format json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out);
+  }
+};
+
+TEST_F(LeafGpCli, LeafGpConfigRunsWithProvenOptimalAcquisitions) {
+  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR +
+                           "/configs/leaf-gp.toml --study s --set study.budget=12");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 12u);
+  int with_stats = 0;
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    EXPECT_EQ(obs[i]["status"], "complete");
+    EXPECT_EQ(obs[i]["origin"], i < 5 ? "design" : "model");
+    if (i < 5) continue;
+    ASSERT_TRUE(obs[i].contains("solver")) << obs[i].dump();
+    const json& s = obs[i]["solver"];
+    EXPECT_EQ(s["status"], "optimal") << s.dump();
+    EXPECT_LE(s["gap"].get<double>(), 1e-4);
+    EXPECT_GT(s["binaries"].get<int>(), 0);
+    EXPECT_GT(s["linear_rows"].get<int>(), 0);
+    EXPECT_GE(s["fit_seconds"].get<double>(), 0.0);
+    EXPECT_GE(s["solve_seconds"].get<double>(), 0.0);
+    EXPECT_GE(s["nodes"].get<int>(), 0);
+    ++with_stats;
+  }
+  EXPECT_EQ(with_stats, 7);
+}
+
+TEST_F(LeafGpCli, LeafGpKeepsKnownConstraintsOfG1) {
+  // G1: 9 linear known constraints; every proposal must satisfy them (the kernel rejects a
+  // violating proposal, which would fail the run).
+  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR +
+                           "/configs/leaf-gp.toml --study g1 --set study.budget=9 "
+                           "--set problem.plugin=g1");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json obs = export_json("g1");
+  ASSERT_EQ(obs.size(), 9u);
+  for (const json& o : obs) EXPECT_EQ(o["status"], "complete");
+}
+
+TEST_F(LeafGpCli, LeafGpRndConfigRuns) {
+  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR +
+                           "/configs/leaf-gp-rnd.toml --study r --set study.budget=10");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json obs = export_json("r");
+  ASSERT_EQ(obs.size(), 10u);
+  for (std::size_t i = 5; i < obs.size(); ++i) {
+    EXPECT_EQ(obs[i]["origin"], "model");
+    ASSERT_TRUE(obs[i].contains("solver"));
+    EXPECT_GE(obs[i]["solver"]["fit_seconds"].get<double>(), 0.0);
+  }
+}
+
+}  // namespace
