@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 #include <arbo/sdk/error.hpp>
@@ -144,53 +145,22 @@ void GaussianAcquisition::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out)
 }
 
 // ---------------------------------------------------------------------------------------------
-// ei
+// ei, pi
 
-const sdk::ParamSpecList& ExpectedImprovement::params() {
+const sdk::ParamSpecList& ImprovementAcquisition::params() {
   static const sdk::ParamSpecList specs{xi_spec()};
   return specs;
 }
 
-ExpectedImprovement::ExpectedImprovement(const sdk::CreateArgs& args)
-    : GaussianAcquisition(args, "acquisition/ei"), xi_(args.params.get_real("xi")) {}
+ImprovementAcquisition::ImprovementAcquisition(const sdk::CreateArgs& args, std::string id,
+                                               Criterion criterion)
+    : GaussianAcquisition(args, std::move(id)),
+      criterion_(criterion),
+      xi_(args.params.get_real("xi")) {}
 
-void ExpectedImprovement::bind(const sdk::AcquisitionInputs& inputs) {
+void ImprovementAcquisition::bind(const sdk::AcquisitionInputs& inputs) {
   // Black-box constraint models are ignored (documented choice): the incumbent is the best
   // feasible y, and acquisition/cwei is the variant that weights by feasibility.
-  bind_models(inputs, false);
-  incumbent_ = improvement_incumbent(inputs);
-  if (!inputs.constraints.empty()) {
-    ctx_.debug(
-        "ignores {} black-box constraint model(s); acquisition/cwei weights EI by the "
-        "probability of feasibility",
-        inputs.constraints.size());
-  }
-}
-
-void ExpectedImprovement::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
-                                Eigen::VectorXd& out) const {
-  predict_all(X, buf);
-  const double target = incumbent_ - xi_;
-  for (Eigen::Index i = 0; i < X.rows(); ++i) {
-    const double mu = buf.mean[i];
-    const double sd = effective_sd(buf.var[i], std::max(std::abs(mu), std::abs(target)));
-    out[offset + i] = expected_improvement(target - mu, sd);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// pi
-
-const sdk::ParamSpecList& ProbabilityOfImprovement::params() {
-  static const sdk::ParamSpecList specs{xi_spec()};
-  return specs;
-}
-
-ProbabilityOfImprovement::ProbabilityOfImprovement(const sdk::CreateArgs& args)
-    : GaussianAcquisition(args, "acquisition/pi"), xi_(args.params.get_real("xi")) {}
-
-void ProbabilityOfImprovement::bind(const sdk::AcquisitionInputs& inputs) {
-  // Same choice as ei: constraint models ignored, incumbent = best feasible y.
   bind_models(inputs, false);
   incumbent_ = improvement_incumbent(inputs);
   if (!inputs.constraints.empty()) {
@@ -201,16 +171,22 @@ void ProbabilityOfImprovement::bind(const sdk::AcquisitionInputs& inputs) {
   }
 }
 
-void ProbabilityOfImprovement::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
-                                     Eigen::VectorXd& out) const {
+void ImprovementAcquisition::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
+                                   Eigen::VectorXd& out) const {
   predict_all(X, buf);
   const double target = incumbent_ - xi_;
   for (Eigen::Index i = 0; i < X.rows(); ++i) {
     const double mu = buf.mean[i];
     const double sd = effective_sd(buf.var[i], std::max(std::abs(mu), std::abs(target)));
-    out[offset + i] = probability_of_improvement(target - mu, sd);
+    out[offset + i] = criterion_(target - mu, sd);
   }
 }
+
+ExpectedImprovement::ExpectedImprovement(const sdk::CreateArgs& args)
+    : ImprovementAcquisition(args, "acquisition/ei", &expected_improvement) {}
+
+ProbabilityOfImprovement::ProbabilityOfImprovement(const sdk::CreateArgs& args)
+    : ImprovementAcquisition(args, "acquisition/pi", &probability_of_improvement) {}
 
 // ---------------------------------------------------------------------------------------------
 // lcb

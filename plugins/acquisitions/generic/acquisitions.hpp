@@ -62,32 +62,34 @@ class GaussianAcquisition : public sdk::Acquisition {
   mutable Eigen::MatrixXd block_;  // a block of rows of a large values() call
 };
 
-/// Expected improvement over the incumbent y*: E[max(y* - xi - Y(x), 0)].
-class ExpectedImprovement final : public GaussianAcquisition {
+/// Improvement-based acquisitions over the incumbent y* (the best feasible y): `criterion` is
+/// EI's E[max(y* - xi - Y(x), 0)] or PI's P(Y(x) < y* - xi), both functions of (y* - xi - mu,
+/// sd). Black-box constraint models are ignored (acquisition/cwei weights by feasibility).
+class ImprovementAcquisition : public GaussianAcquisition {
  public:
-  explicit ExpectedImprovement(const sdk::CreateArgs& args);
+  using Criterion = double (*)(double improvement, double sd);
+  ImprovementAcquisition(const sdk::CreateArgs& args, std::string id, Criterion criterion);
   static const sdk::ParamSpecList& params();
   void bind(const sdk::AcquisitionInputs& inputs) override;
 
  private:
   void score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
              Eigen::VectorXd& out) const override;
+  Criterion criterion_;
   double xi_;
   double incumbent_ = 0.0;
 };
 
+/// Expected improvement over the incumbent y*: E[max(y* - xi - Y(x), 0)].
+class ExpectedImprovement final : public ImprovementAcquisition {
+ public:
+  explicit ExpectedImprovement(const sdk::CreateArgs& args);
+};
+
 /// Probability of improvement: P(Y(x) < y* - xi).
-class ProbabilityOfImprovement final : public GaussianAcquisition {
+class ProbabilityOfImprovement final : public ImprovementAcquisition {
  public:
   explicit ProbabilityOfImprovement(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
-  void bind(const sdk::AcquisitionInputs& inputs) override;
-
- private:
-  void score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
-             Eigen::VectorXd& out) const override;
-  double xi_;
-  double incumbent_ = 0.0;
 };
 
 /// Negated lower confidence bound, -(mu - kappa sigma). Also writes itself into a model when the
