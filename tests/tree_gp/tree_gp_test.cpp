@@ -258,6 +258,38 @@ TEST(TreeKernelGp, PosteriorEqualsDenseComputation) {
   }
 }
 
+TEST(TreeKernelGp, RepeatedObservationsShrinkTheVarianceToTheNoiseFloor) {
+  // A point observed r times has posterior variance (noisy, standardized) between sigma_y^2
+  // and sigma_y^2 (1 + 1/r): conditioning on its r copies alone already gives that bound.
+  // This is why LEAF-GP can keep proposing an observed cell: its stddev bonus only falls to
+  // the noise floor, it never becomes negative, and the mean there stays the observed value.
+  std::mt19937_64 rng(61);
+  const Space space = real_space(3);
+  const Eigen::MatrixXd X0 = sample(space, 15, rng);
+  const Eigen::VectorXd y0 = target(X0);
+  for (const int r : {1, 2, 5, 20}) {
+    Eigen::MatrixXd X(X0.rows() + r - 1, 3);
+    Eigen::VectorXd y(X.rows());
+    X.topRows(X0.rows()) = X0;
+    y.head(X0.rows()) = y0;
+    for (Eigen::Index k = X0.rows(); k < X.rows(); ++k) {
+      X.row(k) = X0.row(0);
+      y[k] = y0[0];
+    }
+    const Ensemble e = train_ensemble(X, y, categorical_of(space), BoostConfig{});
+    TreeKernelGp gp;
+    gp.fit(e, X, y, GpConfig{});
+    Eigen::VectorXd mu, var;
+    gp.predict(X0.topRows(1), mu, var);
+    const double var_std = var[0] / (gp.y_scale() * gp.y_scale());
+    const double sy = gp.noise_variance();
+    EXPECT_GE(var_std, sy * (1.0 - 1e-9)) << r;
+    EXPECT_LE(var_std, sy * (1.0 + 1.0 / r) * (1.0 + 1e-9)) << r;
+    // Near-interpolation: the mean at the point is its observed value within the noise.
+    EXPECT_NEAR(mu[0], y0[0], 3.0 * std::sqrt(sy) * gp.y_scale()) << r;
+  }
+}
+
 // ------------------------------------------------------------------------------------------
 // Branch-and-bound optimum of LCB equals enumeration of all non-empty leaf cells.
 
