@@ -23,6 +23,9 @@ struct BnbConfig {
   MilpMethod milp_method = MilpMethod::Auto;
   /// Pseudo-cost branching on integers (most-fractional when false).
   bool pseudo_costs = true;
+  /// With pseudo-costs: strong branching on variables whose pseudo-costs are not yet reliable
+  /// (reliability branching).
+  bool strong_branching = true;
   /// Receives progress and GLPK's output; may be empty.
   std::function<void(sdk::LogLevel, std::string_view)> log;
   /// Polled once per node; true stops the search like a time limit.

@@ -58,6 +58,14 @@ const sdk::ParamSpecList& GlpkBnb::params() {
                              "faster one), 'bnb' (this plugin's tree) or 'intopt' (GLPK's "
                              "glp_intopt with presolve and cuts).",
                              "auto", {"auto", "bnb", "intopt"})
+          .as_advanced(),
+      sdk::ParamSpec::choice(
+          "branching",
+          "How the tree picks a fractional integer to split: 'reliability' (pseudo-costs, "
+          "initialized by solving both children's LPs for variables with fewer than two "
+          "observations per direction), 'pseudocost' (pseudo-costs alone) or "
+          "'most_fractional'.",
+          "reliability", {"reliability", "pseudocost", "most_fractional"})
           .as_advanced()};
   return specs;
 }
@@ -71,6 +79,9 @@ GlpkBnb::GlpkBnb(const sdk::CreateArgs& args)
   options_.node_limit = args.params.get_int("node_limit");
   no_incumbent_retries_ = args.params.get_int("no_incumbent_retries");
   config_.milp_method = milp_method(args.params.get_string("milp_method"));
+  const std::string branching = args.params.get_string("branching");
+  config_.pseudo_costs = branching != "most_fractional";
+  config_.strong_branching = branching == "reliability";
   config_.log = [this](sdk::LogLevel level, std::string_view message) { ctx_.log(level, message); };
   config_.cancelled = [this] { return ctx_.cancelled(); };
 }

@@ -158,7 +158,7 @@ void Lp::scale() {
   session_.run("scaling", [=]() noexcept { glp_scale_prob(p, GLP_SF_AUTO); });
 }
 
-LpStatus Lp::solve(double time_limit_ms) {
+LpStatus Lp::solve(double time_limit_ms, int iteration_limit) {
   check_alive();
   glp_prob* p = prob_;
   int rc = 0;
@@ -173,12 +173,17 @@ LpStatus Lp::solve(double time_limit_ms) {
     parm.msg_lev = GLP_MSG_OFF;
     parm.meth = GLP_DUALP;
     parm.tm_lim = tm_lim;
+    if (iteration_limit > 0) parm.it_lim = iteration_limit;
     if (glp_get_num_rows(p) > 0 && !glp_bf_exists(p)) {
       // A basis that cannot be factorized (rows deleted, statuses restored from another
       // node) is replaced rather than failing the solve.
       if (glp_factorize(p) != 0) glp_adv_basis(p, 0);
     }
     rc = glp_simplex(p, &parm);
+    if (rc == GLP_EITLIM) {
+      iterations = glp_get_it_cnt(p);
+      return;
+    }
     if (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND || rc == GLP_EFAIL) {
       glp_adv_basis(p, 0);
       parm.meth = GLP_PRIMAL;
@@ -202,6 +207,7 @@ LpStatus Lp::solve(double time_limit_ms) {
   });
   iterations_ = iterations;
   if (rc == GLP_ETMLIM) return LpStatus::TimeLimit;
+  if (rc == GLP_EITLIM) return LpStatus::IterationLimit;
   if (rc != 0) return LpStatus::Failed;
   switch (status) {
     case GLP_OPT: return LpStatus::Optimal;

@@ -13,7 +13,9 @@ struct glp_prob;
 
 namespace arbo::plugins::glpk {
 
-enum class LpStatus { Optimal, Infeasible, Unbounded, TimeLimit, Failed };
+/// IterationLimit: the dual simplex stopped early; from a dual feasible start (a bound change
+/// of an optimal basis) the objective is then a valid lower bound on the LP's optimum.
+enum class LpStatus { Optimal, Infeasible, Unbounded, TimeLimit, IterationLimit, Failed };
 
 /// A sparse row over 0-based column indices (duplicates merged, zeros dropped by the caller).
 struct SparseRow {
@@ -61,8 +63,9 @@ class Lp {
 
   /// Solves from the current basis: dual simplex (the usual case after bound changes and new
   /// rows), falling back to primal simplex and to a fresh basis when the basis is unusable.
-  /// `time_limit_ms` < 0: none.
-  LpStatus solve(double time_limit_ms);
+  /// `time_limit_ms` < 0: none. `iteration_limit` > 0 stops the dual simplex after that many
+  /// iterations (no fallback to the primal simplex then).
+  LpStatus solve(double time_limit_ms, int iteration_limit = -1);
   /// Objective value, primal values, reduced costs and basis of the last optimal solve.
   double objective() const;
   void primal(std::vector<double>& x) const;

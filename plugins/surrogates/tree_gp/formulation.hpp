@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// @brief LEAF-GP's mixed-integer formulation of the tree-kernel GP (Misic's tree constraints,
-/// x-to-split linking, agreement vector linear in the leaf binaries, the standard deviation as
-/// one convex quadratic row) and the decoding of a solution into a leaf cell.
+/// @brief LEAF-GP's mixed-integer formulation of the tree-kernel GP (Misic's tree constraints
+/// with tree-wide split rows, x-to-split linking, agreement vector linear in the leaf
+/// variables, the standard deviation as one convex quadratic row) and the decoding of a
+/// solution into a leaf cell.
 #pragma once
 
 #include <random>

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Rebuild LEAF-GP acquisition models from a finished study, for solver comparisons.
+
+For every requested observation count n, the study's first n observations are copied into a
+scratch study whose stored pipeline asks glpk_bnb to dump its model, and one proposal is made.
+The surrogate is refitted on exactly those n observations with the study's seed, so the models
+are the same on every run and for every solver variant: only the code that formulates or
+solves them changes. (Dumping from a live study instead gives models that depend on earlier
+wall-clock-limited solves.)
+
+  model_corpus.py STUDY_DIR OUT_DIR --arbo build/bin/arbo --counts 40,50,60 [--prefix st]
+"""
+import argparse
+import pathlib
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("study")
+    ap.add_argument("out")
+    ap.add_argument("--arbo", default="build/bin/arbo")
+    ap.add_argument("--counts", required=True, help="comma-separated observation counts")
+    ap.add_argument("--prefix", default="m")
+    args = ap.parse_args()
+    src = pathlib.Path(args.study) / "study.db"
+    out = pathlib.Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    for n in (int(c) for c in args.counts.split(",")):
+        work = out / f"_study_{args.prefix}{n}"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        db_path = work / "study.db"
+        shutil.copy(src, db_path)
+        model = out / f"{args.prefix}_n{n}.lp"
+        db = sqlite3.connect(db_path)
+        (have,) = db.execute("select count(*) from observations where id <= ?", (n,)).fetchone()
+        if have < n:
+            sys.exit(f"{src} has only {have} observations, fewer than {n}")
+        db.execute("delete from observations where id > ?", (n,))
+        db.execute("delete from proposal_stats where id > ?", (n,))
+        (pipeline,) = db.execute("select value from meta where key = 'pipeline'").fetchone()
+        head, sep, solver = pipeline.partition("[inner_solver]")
+        if not sep:
+            sys.exit("the stored pipeline has no [inner_solver] table")
+        solver = re.sub(r'(?m)^dump_model = .*$', "", solver)
+        solver = re.sub(r'(?m)^time_limit = .*$', "time_limit = 0.01", solver)
+        solver = re.sub(r'(?m)^no_incumbent_retries = .*$', "no_incumbent_retries = 0", solver)
+        solver = solver.replace('plugin = "glpk_bnb"',
+                                f'plugin = "glpk_bnb"\ndump_model = "{model}"', 1)
+        db.execute("update meta set value = ? where key = 'pipeline'", (head + sep + solver,))
+        db.execute("update meta set value = ? where key = 'budget'", (str(n + 1),))
+        db.commit()
+        db.close()
+        run = subprocess.run([args.arbo, "run", "--study", str(work), "--resume", "-q",
+                              "--set", f"study.budget={n + 1}"],
+                             capture_output=True, text=True)
+        if not model.exists():
+            sys.exit(f"no model dumped for n = {n}:\n{run.stdout}\n{run.stderr}")
+        shutil.rmtree(work)
+        print(model)
+
+
+if __name__ == "__main__":
+    main()
