@@ -451,8 +451,13 @@ TEST(TreeGpFormulation, InactiveConditionalParametersSitAtTheirDefault) {
   Parameter bcond = Parameter::integer("n_cond", 0, 6);
   bcond.default_value = std::int64_t{1};
   bcond.condition = sdk::Condition{"flag", {true}};
+  // An integer parent, as in SMAC's "stride of layer n is active iff #layers >= n".
+  Parameter icond = Parameter::real("y_cond", 0.0, 2.0);
+  icond.default_value = 0.5;
+  icond.condition = sdk::Condition{"layers", {std::int64_t{2}, std::int64_t{3}}};
   const Space space({Parameter::categorical("cat", {"a", "b", "c"}), Parameter::binary("flag"),
-                     Parameter::real("x", 0.0, 1.0), cond, bcond});
+                     Parameter::real("x", 0.0, 1.0), cond, bcond,
+                     Parameter::integer("layers", 1, 3), icond});
   const auto f = fit_small(space, 61, 6, 3, 20);
   // For each parent value: the largest value the model lets the child take.
   const auto max_child = [&](int parent, double parent_value, int child) {
@@ -474,6 +479,9 @@ TEST(TreeGpFormulation, InactiveConditionalParametersSitAtTheirDefault) {
   EXPECT_NEAR(max_child(0, 2.0, 3), 1.0, 1e-6);
   EXPECT_NEAR(max_child(1, 0.0, 4), 1.0, 1e-6);  // flag = false: n_cond at its default 1
   EXPECT_NEAR(max_child(1, 1.0, 4), 6.0, 1e-6);
+  EXPECT_NEAR(max_child(5, 1.0, 6), 0.5, 1e-6);  // layers = 1: y_cond at its default
+  EXPECT_NEAR(max_child(5, 2.0, 6), 2.0, 1e-6);
+  EXPECT_NEAR(max_child(5, 3.0, 6), 2.0, 1e-6);
 }
 
 // ------------------------------------------------------------------------------------------

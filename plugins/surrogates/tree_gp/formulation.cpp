@@ -20,6 +20,7 @@ using sdk::LinearTerm;
 using sdk::RowSense;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMaxIntegerParentValues = 256;
 
 // Left side of a numeric split in closed MIP form: x <= left_bound, right: x >= right_bound.
 // XGBoost sends x < v left, so for an integer x the left side is x <= ceil(v) - 1.
@@ -265,7 +266,10 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
   }
 
   // Hierarchies: an inactive parameter sits at its default (indicator rows as big-M on the
-  // parent's activity). Integer parents are left to the kernel's snapping.
+  // parent's activity). An integer parent gets one binary per value (x_p = sum v b_v), so that
+  // "active iff x_p in V" is sum over V of b_v; parents with more than kMaxIntegerParentValues
+  // values, and log-scaled ones (continuous in the model), are left to the kernel's snapping.
+  std::vector<std::vector<int>> int_onehot(d);
   for (std::size_t i = 0; i < d; ++i) {
     if (!space[i].condition) continue;
     const sdk::Condition& cond = *space[i].condition;
@@ -295,6 +299,35 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
         const auto it = std::find(pp.choices.begin(), pp.choices.end(), *name);
         if (it == pp.choices.end()) continue;
         act.push_back({onehot[*parent][static_cast<std::size_t>(it - pp.choices.begin())], 1.0});
+      }
+      if (act.empty()) continue;
+    } else if (pp.type == sdk::ParamType::Integer && !pp.log_scale) {
+      const double plo = lower[static_cast<Eigen::Index>(*parent)];
+      const double pup = upper[static_cast<Eigen::Index>(*parent)];
+      if (pup - plo + 1.0 > kMaxIntegerParentValues) continue;
+      std::vector<int>& values = int_onehot[*parent];
+      if (values.empty()) {
+        LinearRow sum{fmt::format("tg_ivals_{}", *parent), {}, RowSense::Equal, 1.0};
+        LinearRow link{fmt::format("tg_ival_{}", *parent),
+                       {{point.x_vars[*parent], 1.0}},
+                       RowSense::Equal,
+                       0.0};
+        for (double v = plo; v <= pup; v += 1.0) {
+          const int b = model.add_variable(fmt::format("tg_iv_{}_{}", *parent, v),
+                                           sdk::VarType::Binary, 0, 1);
+          values.push_back(b);
+          sum.terms.push_back({b, 1.0});
+          link.terms.push_back({b, -v});
+        }
+        model.add_linear_row(std::move(sum));
+        model.add_linear_row(std::move(link));
+      }
+      for (const sdk::Value& v : cond.values) {
+        double value = std::numeric_limits<double>::quiet_NaN();
+        if (const auto* n = std::get_if<std::int64_t>(&v)) value = static_cast<double>(*n);
+        if (const auto* r = std::get_if<double>(&v)) value = *r;
+        if (!(value >= plo && value <= pup) || value != std::round(value)) continue;
+        act.push_back({values[static_cast<std::size_t>(value - plo)], 1.0});
       }
       if (act.empty()) continue;
     } else {

@@ -28,8 +28,9 @@ struct Formulation {
 };
 
 /// Adds the GP of `gp` (fitted on `ensemble`) to `model` over `point`. Mean and stddev are in
-/// metric units. Conditional parameters with a Binary or Categorical parent are forced to
-/// their default when inactive (big-M rows on the parent's indicator).
+/// metric units. Conditional parameters with a Binary, Categorical or Integer parent (at most
+/// 256 values, not log-scaled) are forced to their default when inactive (big-M rows on the
+/// parent's indicator; integer parents get one binary per value).
 /// `with_stddev = false` leaves out the stddev variable and its quadratic row (mean-only
 /// models, such as the uncertainty experiment of the paper's Sec. 5.1).
 Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const sdk::Space& space,
