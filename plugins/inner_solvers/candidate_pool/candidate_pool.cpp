@@ -2,7 +2,6 @@
 #include "candidate_pool.hpp"
 
 #include <cmath>
-#include <random>
 
 #include <fmt/format.h>
 #include <arbo/sdk/capabilities.hpp>
@@ -33,45 +32,23 @@ CandidatePool::CandidatePool(const sdk::CreateArgs& args)
     : ctx_(args.context),
       draws_(args.params.get_int("draws")),
       rounds_(args.params.get_int("rounds")),
-      max_tries_(args.params.get_int("max_tries")) {}
-
-bool CandidatePool::feasible(const sdk::SolveRequest& request, const Eigen::VectorXd& x) const {
-  for (const sdk::Constraint* c : request.constraints) {
-    if (!(c->violation(x) <= 0.0)) return false;  // NaN counts as violated
-  }
-  return true;
-}
-
-Eigen::Index CandidatePool::add_uniform(const sdk::SolveRequest& request, Eigen::Index wanted) {
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  Eigen::Index added = 0;
-  for (std::int64_t t = 0; t < max_tries_ && added < wanted; ++t) {
-    if (t % 256 == 255 && ctx_.cancelled()) break;
-    for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
-    request.space.from_unit(u_, x_);
-    if (!feasible(request, x_)) continue;
-    if (filled_ >= pool_.rows()) pool_.conservativeResize(filled_ + wanted, pool_.cols());
-    pool_.row(filled_++) = x_.transpose();
-    ++added;
-  }
-  return added;
-}
+      max_tries_(args.params.get_int("max_tries")),
+      sampler_(args.context) {}
 
 sdk::Proposal CandidatePool::maximize(const sdk::SolveRequest& request) {
   const auto d = static_cast<Eigen::Index>(request.space.size());
-  u_.resize(d);
   x_.resize(d);
   filled_ = 0;
   sdk::Proposal result;
 
   if (request.acquisition == nullptr) {
-    pool_.resize(1, d);
-    if (add_uniform(request, 1) == 0) {
+    // No projections: this solver never used the model solver.
+    if (!sampler_.first_feasible(request, max_tries_, 0).found) {
       result.note = "no uniform draw satisfies the known constraints";
       return result;
     }
     result.found = true;
-    result.x = pool_.row(0).transpose();
+    result.x = sampler_.point();
     result.note = "first uniform point satisfying the known constraints";
     return result;
   }
@@ -90,13 +67,17 @@ sdk::Proposal CandidatePool::maximize(const sdk::SolveRequest& request) {
         // Snap so that the scored point is the point the kernel will store (inactive
         // coordinates at their defaults, integers on their grid).
         request.space.snap(x_);
-        if (!feasible(request, x_)) continue;
+        if (!FeasibleSampler::satisfies(request.constraints, x_)) continue;
         pool_.row(filled_++) = x_.transpose();
       }
     }
     if (filled_ == 0) source = "uniform fallback";
   }
-  if (filled_ == 0) add_uniform(request, n);
+  if (filled_ == 0) {
+    sampler_.fill_pool(request, n, max_tries_, 0, FeasibleSampler::Mode::Reject);
+    filled_ = sampler_.pool().rows();
+    pool_.topRows(filled_) = sampler_.pool();
+  }
   if (filled_ == 0) {
     result.note = "no candidate satisfies the known constraints";
     return result;

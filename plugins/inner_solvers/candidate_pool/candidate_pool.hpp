@@ -5,6 +5,8 @@
 
 #include <arbo/sdk/inner_solver.hpp>
 
+#include "feasible_sampler.hpp"
+
 namespace arbo::plugins {
 
 /// TPE's inner loop, generic: asks an acquisition that implements `ProposesCandidates` for
@@ -20,17 +22,15 @@ class CandidatePool final : public sdk::InnerSolver {
   sdk::Proposal maximize(const sdk::SolveRequest& request) override;
 
  private:
-  bool feasible(const sdk::SolveRequest& request, const Eigen::VectorXd& x) const;
-  // Appends up to `wanted` uniform feasible points to the pool; returns how many.
-  Eigen::Index add_uniform(const sdk::SolveRequest& request, Eigen::Index wanted);
-
   sdk::Context& ctx_;
   std::int64_t draws_;
   std::int64_t rounds_;
   std::int64_t max_tries_;
+  // Uniform points satisfying the known constraints (model-free calls and the fallback).
+  FeasibleSampler sampler_;
   Eigen::MatrixXd proposed_, pool_;
   Eigen::Index filled_ = 0;
-  Eigen::VectorXd x_, u_, values_;
+  Eigen::VectorXd x_, values_;
 };
 
 }  // namespace arbo::plugins

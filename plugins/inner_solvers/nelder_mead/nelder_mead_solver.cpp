@@ -5,18 +5,16 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <random>
 
 #include <fmt/format.h>
-#include <arbo/sdk/projection.hpp>
 
 namespace arbo::plugins {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Cancellation is polled every this many draws, and every this many simplex iterations.
-constexpr std::int64_t kPollEvery = 256;
+// Cancellation is polled every this many simplex iterations (the sampler polls every
+// FeasibleSampler::kPollEvery draws).
 constexpr std::int64_t kPollIterations = 16;
 
 std::optional<std::int64_t> limit(std::int64_t v) {
@@ -98,84 +96,13 @@ NelderMeadSolver::NelderMeadSolver(const sdk::CreateArgs& args)
       projections_(args.params.get_int("projections")),
       penalty_(args.params.get_string("constraint_handling") == "penalty"),
       penalty_weight_(args.params.get_real("penalty_weight")),
-      unit_coordinates_(args.params.get_string("coordinates") == "unit") {
+      unit_coordinates_(args.params.get_string("coordinates") == "unit"),
+      sampler_(args.context) {
   nm_.adaptive = args.params.get_bool("adaptive");
   nm_.xatol = args.params.get_real("xatol");
   nm_.fatol = args.params.get_real("fatol");
   nm_.maxiter = limit(args.params.get_int("max_iterations"));
   nm_.maxfev = limit(args.params.get_int("max_evaluations"));
-}
-
-double NelderMeadSolver::violation(const sdk::SolveRequest& request, const Eigen::VectorXd& x) {
-  double total = 0.0;
-  for (const sdk::Constraint* c : request.constraints) {
-    const double v = c->violation(x);
-    if (std::isnan(v)) return kInf;
-    total += std::max(v, 0.0);
-  }
-  return total;
-}
-
-double NelderMeadSolver::draw(const sdk::SolveRequest& request) {
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
-  request.space.from_unit(u_, x_);
-  return violation(request, x_);
-}
-
-bool NelderMeadSolver::draw_projected(const sdk::SolveRequest& request) {
-  sdk::ModelSolver* solver = ctx_.model_solver();
-  if (solver == nullptr || request.constraints.empty()) return false;
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
-  request.space.from_unit(u_, x_);
-  if (!sdk::project_onto_constraints(request.space, request.constraints, *solver, x_)) return false;
-  return violation(request, x_) <= 0.0;
-}
-
-std::int64_t NelderMeadSolver::fill_pool(const sdk::SolveRequest& request,
-                                         std::int64_t& projected) {
-  const Eigen::Index d = x_.size();
-  pool_.resize(samples_, d);
-  pool_violation_.resize(samples_);
-  Eigen::Index filled = 0;
-  Eigen::Index feasible = 0;
-  std::int64_t tries = 0;
-  // Rejection keeps feasible draws only (up to max_tries); a penalty keeps every draw.
-  while (filled < samples_ && (penalty_ || tries < max_tries_)) {
-    if (tries % kPollEvery == 0 && tries > 0 && ctx_.cancelled()) break;
-    ++tries;
-    const double v = draw(request);
-    if (!penalty_ && v > 0.0) continue;
-    pool_.row(filled) = x_.transpose();
-    pool_violation_[filled++] = v;
-    feasible += v <= 0.0 ? 1 : 0;
-  }
-  // Tiny feasible sets: add projections of uniform draws (rejection: up to the pool size, as
-  // inner_solver/random; penalty: only when no draw is feasible, as extra rows).
-  projected = 0;
-  const bool top_up = penalty_ ? feasible == 0 : filled < samples_;
-  if (top_up && projections_ > 0 && sdk::can_formulate(request.constraints) &&
-      ctx_.model_solver() != nullptr) {
-    const Eigen::Index room = penalty_ ? filled + projections_ : samples_;
-    if (pool_.rows() < room) {
-      pool_.conservativeResize(room, d);
-      pool_violation_.conservativeResize(room);
-    }
-    for (std::int64_t k = 0; k < projections_ && filled < room; ++k) {
-      if (draw_projected(request)) {
-        pool_.row(filled) = x_.transpose();
-        pool_violation_[filled++] = 0.0;
-        ++projected;
-      }
-    }
-  }
-  // A short pool is trimmed once, outside the loops; it grows back on the next call.
-  if (filled < pool_.rows()) {
-    pool_.conservativeResize(filled, d);
-    pool_violation_.conservativeResize(filled);
-  }
-  return tries;
 }
 
 void NelderMeadSolver::compose(const sdk::Space& space, const Eigen::VectorXd& z) {
@@ -189,7 +116,7 @@ void NelderMeadSolver::compose(const sdk::Space& space, const Eigen::VectorXd& z
 
 double NelderMeadSolver::objective(const sdk::SolveRequest& request, const Eigen::VectorXd& z) {
   compose(request.space, z);
-  const double v = violation(request, x_);
+  const double v = FeasibleSampler::violation(request.constraints, x_);
   if (!penalty_ && v > 0.0) return kInf;
   const double a = request.acquisition->value(x_);
   if (std::isnan(a)) return kInf;
@@ -199,58 +126,44 @@ double NelderMeadSolver::objective(const sdk::SolveRequest& request, const Eigen
 sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
   const sdk::Space& space = request.space;
   const auto d = static_cast<Eigen::Index>(space.size());
-  u_.resize(d);
   x_.resize(d);
   sdk::Proposal result;
 
   if (request.acquisition == nullptr) {
     // Model-free use (random search, initial-design fallback): any feasible point.
-    std::int64_t tries = 0;
-    while (tries < max_tries_) {
-      if (tries % kPollEvery == 0 && tries > 0 && ctx_.cancelled()) break;
-      ++tries;
-      if (draw(request) <= 0.0) {
-        result.found = true;
-        result.x = x_;
-        result.note = fmt::format("first feasible point after {} draws", tries);
-        return result;
-      }
-    }
-    for (std::int64_t k = 0; k < projections_ && sdk::can_formulate(request.constraints); ++k) {
-      if (draw_projected(request)) {
-        result.found = true;
-        result.x = x_;
-        result.note = "projected a uniform draw onto the known constraints";
-        return result;
-      }
-    }
-    result.note =
-        fmt::format("no point satisfies the known constraints in {} uniform draws", tries);
-    return result;
+    return sampler_.propose_first_feasible(request, max_tries_, projections_,
+                                           "projected a uniform draw onto the known constraints");
   }
 
-  std::int64_t projected = 0;
-  const std::int64_t tries = fill_pool(request, projected);
-  const Eigen::Index n = pool_.rows();
+  // Tiny feasible sets: the sampler adds projections of uniform draws (rejection: up to the
+  // pool size, as inner_solver/random; penalty: only when no draw is feasible, as extra rows).
+  const FeasibleSampler::FillCounts counts =
+      sampler_.fill_pool(request, samples_, max_tries_, projections_,
+                         penalty_ ? FeasibleSampler::Mode::Penalty : FeasibleSampler::Mode::Reject);
+  const std::int64_t tries = counts.tries;
+  const std::int64_t projected = counts.projected;
+  const Eigen::MatrixXd& pool = sampler_.pool();
+  const Eigen::VectorXd& pool_violation = sampler_.pool_violation();
+  const Eigen::Index n = pool.rows();
   if (n == 0) {
     result.note =
         fmt::format("no point satisfies the known constraints in {} uniform draws", tries);
     return result;
   }
-  request.acquisition->values(pool_, pool_values_);
+  request.acquisition->values(pool, pool_values_);
   scores_.resize(n);
   Eigen::Index best = -1;  // best feasible sample
   for (Eigen::Index i = 0; i < n; ++i) {
     const double a = pool_values_[i];
-    scores_[i] = std::isnan(a) ? -kInf : (penalty_ ? a - penalty_weight_ * pool_violation_[i] : a);
-    if (pool_violation_[i] <= 0.0 && !std::isnan(a) && (best < 0 || a > pool_values_[best]))
+    scores_[i] = std::isnan(a) ? -kInf : (penalty_ ? a - penalty_weight_ * pool_violation[i] : a);
+    if (pool_violation[i] <= 0.0 && !std::isnan(a) && (best < 0 || a > pool_values_[best]))
       best = i;
   }
   Eigen::VectorXd best_x;
   double best_value = -kInf;
   int best_run = 0;  // 0: a sample
   if (best >= 0) {
-    best_x = pool_.row(best).transpose();
+    best_x = pool.row(best).transpose();
     best_value = pool_values_[best];
   }
 
@@ -269,7 +182,7 @@ sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
     if (ctx_.cancelled()) break;
     const Eigen::Index s = order_[static_cast<std::size_t>(r)];
     if (!(scores_[s] > -kInf)) break;
-    base_ = pool_.row(s).transpose();
+    base_ = pool.row(s).transpose();
     // Searched coordinates: real and integer ones with room to move that are active at the
     // start; categorical and binary ones stay as sampled (the thesis leaves NM on categorical
     // dimensions unspecified; the samples explore them).
@@ -311,7 +224,7 @@ sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
     ++runs;
     nfev += run.nfev;
     compose(space, run.x);
-    if (violation(request, x_) > 0.0) continue;
+    if (FeasibleSampler::violation(request.constraints, x_) > 0.0) continue;
     const double v = request.acquisition->value(x_);
     if (v > best_value) {
       best_value = v;

@@ -10,6 +10,7 @@
 
 #include <arbo/sdk/inner_solver.hpp>
 
+#include "feasible_sampler.hpp"
 #include "nelder_mead.hpp"
 
 namespace arbo::plugins {
@@ -29,14 +30,6 @@ class NelderMeadSolver final : public sdk::InnerSolver {
   sdk::Proposal maximize(const sdk::SolveRequest& request) override;
 
  private:
-  // Sum of the known constraints' violations at x (+inf when one is NaN).
-  static double violation(const sdk::SolveRequest& request, const Eigen::VectorXd& x);
-  // One uniform draw into x_; returns its violation.
-  double draw(const sdk::SolveRequest& request);
-  // One uniform draw projected onto the known constraints into x_; true when feasible.
-  bool draw_projected(const sdk::SolveRequest& request);
-  // Fills pool_ (and pool_violation_); returns the number of draws.
-  std::int64_t fill_pool(const sdk::SolveRequest& request, std::int64_t& projected);
   // The simplex's objective: minus the acquisition at the snapped point built from free
   // coordinates z, with the constraint handling applied.
   double objective(const sdk::SolveRequest& request, const Eigen::VectorXd& z);
@@ -53,11 +46,12 @@ class NelderMeadSolver final : public sdk::InnerSolver {
   bool unit_coordinates_;
   nelder_mead::Options nm_;
 
-  // Reused between calls so that neither sampling nor the simplex allocates per point.
-  Eigen::VectorXd u_, x_, base_, z0_, zlo_, zhi_, scale_, offset_;
+  // Reused between calls so that neither sampling nor the simplex allocates per point; the
+  // sampler owns the sample pool and its violations.
+  FeasibleSampler sampler_;
+  Eigen::VectorXd x_, base_, z0_, zlo_, zhi_, scale_, offset_;
   std::vector<Eigen::Index> free_;
-  Eigen::MatrixXd pool_;
-  Eigen::VectorXd pool_violation_, pool_values_, scores_;
+  Eigen::VectorXd pool_values_, scores_;
   std::vector<Eigen::Index> order_;
   nelder_mead::Workspace ws_;
 };

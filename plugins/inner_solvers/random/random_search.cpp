@@ -2,18 +2,10 @@
 #include "random_search.hpp"
 
 #include <cmath>
-#include <random>
 
 #include <fmt/format.h>
-#include <arbo/sdk/projection.hpp>
 
 namespace arbo::plugins {
-
-namespace {
-// Cancellation is polled every this many draws: often enough to stop within milliseconds,
-// rarely enough to cost nothing next to a constraint check.
-constexpr std::int64_t kPollEvery = 256;
-}  // namespace
 
 sdk::ParamSpecList RandomSearch::make_params(std::int64_t samples, std::int64_t max_tries) {
   return {sdk::ParamSpec::integer(
@@ -41,93 +33,30 @@ const sdk::ParamSpecList& RandomSearch::params() {
 }
 
 RandomSearch::RandomSearch(const sdk::CreateArgs& args)
-    : ctx_(args.context),
-      samples_(args.params.get_int("samples")),
+    : samples_(args.params.get_int("samples")),
       max_tries_(args.params.get_int("max_tries")),
-      projections_(args.params.get_int("projections")) {}
-
-bool RandomSearch::draw_projected(const sdk::SolveRequest& request) {
-  sdk::ModelSolver* solver = ctx_.model_solver();
-  if (solver == nullptr || request.constraints.empty()) return false;
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
-  request.space.from_unit(u_, x_);
-  if (!sdk::project_onto_constraints(request.space, request.constraints, *solver, x_)) return false;
-  // The projection is feasible up to the solver's tolerance; accept it on the same terms.
-  for (const sdk::Constraint* c : request.constraints) {
-    if (!(c->violation(x_) <= 1e-6)) return false;
-  }
-  return true;
-}
-
-bool RandomSearch::draw_feasible(const sdk::SolveRequest& request) {
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
-  request.space.from_unit(u_, x_);
-  for (const sdk::Constraint* c : request.constraints) {
-    if (!(c->violation(x_) <= 0.0)) return false;  // NaN counts as violated
-  }
-  return true;
-}
+      projections_(args.params.get_int("projections")),
+      sampler_(args.context) {}
 
 sdk::Proposal RandomSearch::maximize(const sdk::SolveRequest& request) {
-  const auto d = static_cast<Eigen::Index>(request.space.size());
-  u_.resize(d);
-  x_.resize(d);
-  sdk::Proposal result;
-  std::int64_t tries = 0;
-
   if (request.acquisition == nullptr) {
-    while (tries < max_tries_) {
-      if (tries % kPollEvery == 0 && tries > 0 && ctx_.cancelled()) break;
-      ++tries;
-      if (draw_feasible(request)) {
-        result.found = true;
-        result.x = x_;
-        result.note = fmt::format("first feasible point after {} draws", tries);
-        return result;
-      }
-    }
-    for (std::int64_t k = 0; k < projections_ && sdk::can_formulate(request.constraints); ++k) {
-      if (draw_projected(request)) {
-        result.found = true;
-        result.x = x_;
-        result.note = fmt::format(
-            "no feasible point in {} draws; projected a uniform draw onto the known constraints",
-            tries);
-        return result;
-      }
-    }
-    result.note =
-        fmt::format("no point satisfies the known constraints in {} uniform draws", tries);
-    return result;
+    return sampler_.propose_first_feasible(
+        request, max_tries_, projections_,
+        "no feasible point in {} draws; projected a uniform draw onto the known constraints");
   }
 
-  candidates_.resize(samples_, d);
-  Eigen::Index filled = 0;
-  while (filled < samples_ && tries < max_tries_) {
-    if (tries % kPollEvery == 0 && tries > 0 && ctx_.cancelled()) break;
-    ++tries;
-    if (draw_feasible(request)) candidates_.row(filled++) = x_.transpose();
-  }
-  // Tiny feasible sets: top the pool up with projections of uniform draws.
-  std::int64_t projected = 0;
-  if (filled < samples_ && sdk::can_formulate(request.constraints)) {
-    for (std::int64_t k = 0; k < projections_ && filled < samples_; ++k) {
-      if (draw_projected(request)) {
-        candidates_.row(filled++) = x_.transpose();
-        ++projected;
-      }
-    }
-  }
+  sdk::Proposal result;
+  // Tiny feasible sets: the sampler tops the pool up with projections of uniform draws.
+  const FeasibleSampler::FillCounts counts = sampler_.fill_pool(
+      request, samples_, max_tries_, projections_, FeasibleSampler::Mode::Reject);
+  const Eigen::MatrixXd& candidates = sampler_.pool();
+  const Eigen::Index filled = candidates.rows();
   if (filled == 0) {
     result.note =
-        fmt::format("no point satisfies the known constraints in {} uniform draws", tries);
+        fmt::format("no point satisfies the known constraints in {} uniform draws", counts.tries);
     return result;
   }
-  // A short pool (tight constraints, cancellation) is trimmed once, outside the loop.
-  if (filled < candidates_.rows()) candidates_.conservativeResize(filled, d);
-  request.acquisition->values(candidates_, values_);
+  request.acquisition->values(candidates, values_);
 
   Eigen::Index best = -1;
   for (Eigen::Index i = 0; i < filled; ++i) {
@@ -141,9 +70,9 @@ sdk::Proposal RandomSearch::maximize(const sdk::SolveRequest& request) {
     result.note = "acquisition returned NaN at every candidate; proposing the first one";
   } else {
     result.note = fmt::format("best of {} feasible candidates ({} draws, {} projected)", filled,
-                              tries, projected);
+                              counts.tries, counts.projected);
   }
-  result.x = candidates_.row(best).transpose();
+  result.x = candidates.row(best).transpose();
   result.value = values_[best];
   return result;
 }

@@ -5,6 +5,8 @@
 
 #include <arbo/sdk/inner_solver.hpp>
 
+#include "feasible_sampler.hpp"
+
 namespace arbo::plugins {
 
 /// Draws uniform points of the space (`Space::from_unit`) and keeps those that satisfy every
@@ -24,19 +26,11 @@ class RandomSearch : public sdk::InnerSolver {
   static sdk::ParamSpecList make_params(std::int64_t samples, std::int64_t max_tries);
 
  private:
-  // Draws one uniform point into x_; true when it satisfies every known constraint.
-  bool draw_feasible(const sdk::SolveRequest& request);
-  // Draws one uniform point and projects it onto the known constraints with the context's
-  // model solver; true when the projection satisfies them.
-  bool draw_projected(const sdk::SolveRequest& request);
-
-  sdk::Context& ctx_;
   std::int64_t samples_;
   std::int64_t max_tries_;
   std::int64_t projections_;
-  // Reused between calls so the sampling loop never allocates.
-  Eigen::VectorXd u_, x_;
-  Eigen::MatrixXd candidates_;
+  // Owns the reused draw and pool buffers, so the sampling loop never allocates.
+  FeasibleSampler sampler_;
   Eigen::VectorXd values_;
 };
 

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "feasible_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+#include <arbo/sdk/projection.hpp>
+
+namespace arbo::plugins {
+
+double FeasibleSampler::violation(const std::vector<const sdk::Constraint*>& constraints,
+                                  const Eigen::VectorXd& x) {
+  double total = 0.0;
+  for (const sdk::Constraint* c : constraints) {
+    const double v = c->violation(x);
+    if (std::isnan(v)) return std::numeric_limits<double>::infinity();
+    total += std::max(v, 0.0);
+  }
+  return total;
+}
+
+bool FeasibleSampler::satisfies(const std::vector<const sdk::Constraint*>& constraints,
+                                const Eigen::VectorXd& x, double tolerance) {
+  for (const sdk::Constraint* c : constraints) {
+    if (!(c->violation(x) <= tolerance)) return false;  // NaN counts as violated
+  }
+  return true;
+}
+
+void FeasibleSampler::draw_uniform(const sdk::Space& space) {
+  // resize() is a no-op at the same size, so this allocates only when the space changes.
+  u_.resize(static_cast<Eigen::Index>(space.size()));
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
+  space.from_unit(u_, x_);
+}
+
+double FeasibleSampler::draw(const sdk::SolveRequest& request) {
+  draw_uniform(request.space);
+  return violation(request.constraints, x_);
+}
+
+bool FeasibleSampler::draw_feasible(const sdk::SolveRequest& request) {
+  draw_uniform(request.space);
+  return satisfies(request.constraints, x_);
+}
+
+bool FeasibleSampler::draw_projected(const sdk::SolveRequest& request) {
+  sdk::ModelSolver* solver = ctx_.model_solver();
+  if (solver == nullptr || request.constraints.empty()) return false;
+  draw_uniform(request.space);
+  if (!sdk::project_onto_constraints(request.space, request.constraints, *solver, x_)) return false;
+  // The projection is feasible up to the solver's tolerance; accept it on the same terms.
+  return satisfies(request.constraints, x_, kProjectionTolerance);
+}
+
+bool FeasibleSampler::can_project(const sdk::SolveRequest& request, std::int64_t projections) {
+  return projections > 0 && ctx_.model_solver() != nullptr &&
+         sdk::can_formulate(request.constraints);
+}
+
+FeasibleSampler::FillCounts FeasibleSampler::fill_pool(const sdk::SolveRequest& request,
+                                                       Eigen::Index samples, std::int64_t max_tries,
+                                                       std::int64_t projections, Mode mode) {
+  const auto d = static_cast<Eigen::Index>(request.space.size());
+  const bool penalty = mode == Mode::Penalty;
+  pool_.resize(samples, d);
+  pool_violation_.resize(samples);
+  FillCounts counts;
+  Eigen::Index filled = 0;
+  // Rejection keeps feasible draws only (up to max_tries); a penalty keeps every draw, so
+  // max_tries cannot bound it and the pool size does.
+  while (filled < samples && (penalty || counts.tries < max_tries)) {
+    if (counts.tries % kPollEvery == 0 && counts.tries > 0 && ctx_.cancelled()) break;
+    ++counts.tries;
+    double v = 0.0;
+    if (penalty) {
+      v = draw(request);
+    } else if (!draw_feasible(request)) {
+      continue;
+    }
+    pool_.row(filled) = x_.transpose();
+    pool_violation_[filled++] = v;
+    counts.feasible += v <= 0.0 ? 1 : 0;
+  }
+  // Tiny feasible sets: add projections of uniform draws. Rejection tops the pool up to its
+  // size; a penalty pool is already full, so projections come as extra rows, and only when
+  // no draw is feasible (otherwise the best feasible sample is there already).
+  const bool top_up = penalty ? counts.feasible == 0 : filled < samples;
+  if (top_up && can_project(request, projections)) {
+    const Eigen::Index room = penalty ? filled + projections : samples;
+    if (pool_.rows() < room) {
+      pool_.conservativeResize(room, d);
+      pool_violation_.conservativeResize(room);
+    }
+    for (std::int64_t k = 0; k < projections && filled < room; ++k) {
+      if (draw_projected(request)) {
+        pool_.row(filled) = x_.transpose();
+        pool_violation_[filled++] = 0.0;  // accepted within kProjectionTolerance: feasible
+        ++counts.projected;
+      }
+    }
+  }
+  // A short pool (tight constraints, cancellation) is trimmed once, outside the loops; it
+  // grows back on the next call.
+  if (filled < pool_.rows()) {
+    pool_.conservativeResize(filled, d);
+    pool_violation_.conservativeResize(filled);
+  }
+  return counts;
+}
+
+FeasibleSampler::FirstFeasible FeasibleSampler::first_feasible(const sdk::SolveRequest& request,
+                                                               std::int64_t max_tries,
+                                                               std::int64_t projections) {
+  FirstFeasible result;
+  while (result.tries < max_tries) {
+    if (result.tries % kPollEvery == 0 && result.tries > 0 && ctx_.cancelled()) break;
+    ++result.tries;
+    if (draw_feasible(request)) {
+      result.found = true;
+      return result;
+    }
+  }
+  if (!can_project(request, projections)) return result;
+  for (std::int64_t k = 0; k < projections; ++k) {
+    if (draw_projected(request)) {
+      result.found = result.projected = true;
+      return result;
+    }
+  }
+  return result;
+}
+
+sdk::Proposal FeasibleSampler::propose_first_feasible(const sdk::SolveRequest& request,
+                                                      std::int64_t max_tries,
+                                                      std::int64_t projections,
+                                                      std::string_view projected_note) {
+  sdk::Proposal result;
+  const FirstFeasible first = first_feasible(request, max_tries, projections);
+  if (!first.found) {
+    result.note =
+        fmt::format("no point satisfies the known constraints in {} uniform draws", first.tries);
+    return result;
+  }
+  result.found = true;
+  result.x = x_;
+  // Each solver words the projected case its own way (its log notes are part of its output).
+  result.note = first.projected ? fmt::format(fmt::runtime(projected_note), first.tries)
+                                : fmt::format("first feasible point after {} draws", first.tries);
+  return result;
+}
+
+}  // namespace arbo::plugins

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief Uniform sampling of a space subject to its known constraints, shared by the
+/// black-box inner solvers (inner_solver/random, inner_solver/sampling,
+/// inner_solver/nelder_mead, inner_solver/candidate_pool) so that they draw, check, project and
+/// fill candidate pools the same way.
+///
+/// Random streams: every draw takes `space.size()` values of
+/// `std::uniform_real_distribution<double>(0, 1)` from `Context::rng()`, coordinate 0 first,
+/// and maps them with `Space::from_unit`. Nothing else consumes the generator (the projection
+/// does not), so a study's proposals depend only on the seed and the order of the calls.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <arbo/sdk/context.hpp>
+#include <arbo/sdk/inner_solver.hpp>
+
+namespace arbo::plugins {
+
+/// Draws uniform points of `request.space`, measures them against `request.constraints`,
+/// projects them onto those constraints with the context's model solver when asked, and fills
+/// a reusable candidate pool. Holds the context and the buffers only: the parameters (pool
+/// size, draw budget, projections) are arguments, so one sampler serves calls with any
+/// settings. After the first call of a given size, no call allocates per point.
+///
+/// Not thread-safe (it uses `Context::rng()`, which belongs to the calling thread).
+class FeasibleSampler {
+ public:
+  /// A projection is accepted when every constraint's violation is at most this: the model
+  /// solver is only feasible up to its own tolerance, and the kernel accepts a proposal on the
+  /// same terms (study.cpp rejects known violations above 1e-6).
+  static constexpr double kProjectionTolerance = 1e-6;
+  /// `Context::cancelled()` is polled before every this-many-th draw (not before the first):
+  /// often enough to stop within milliseconds, rarely enough to cost nothing next to a
+  /// constraint check.
+  static constexpr std::int64_t kPollEvery = 256;
+
+  /// How `fill_pool` treats draws that violate a constraint.
+  enum class Mode {
+    /// Keep feasible draws only, at most `max_tries` draws; top the pool up with projections
+    /// when fewer than `samples` are feasible.
+    Reject,
+    /// Keep every draw (exactly `samples` draws unless cancelled; `max_tries` is unused) with
+    /// its violation; add projections as extra rows only when no draw is feasible.
+    Penalty,
+  };
+
+  /// What one `fill_pool` did.
+  struct FillCounts {
+    std::int64_t tries = 0;      ///< uniform draws made (projections not included)
+    std::int64_t projected = 0;  ///< accepted projections added to the pool
+    Eigen::Index feasible = 0;   ///< feasible uniform draws in the pool (projections excluded)
+  };
+
+  /// What one `first_feasible` did.
+  struct FirstFeasible {
+    bool found = false;      ///< point() holds a point satisfying the known constraints
+    bool projected = false;  ///< ... obtained by projection (after `tries` failed draws)
+    std::int64_t tries = 0;  ///< uniform draws made (projections not included)
+  };
+
+  /// @param ctx  must outlive the sampler (the owning component's context).
+  explicit FeasibleSampler(sdk::Context& ctx) : ctx_(ctx) {}
+
+  /// Total violation of `x`: the sum of the constraints' positive parts; +infinity as soon as
+  /// one is NaN (a NaN must never pass a `<= 0` test). 0 exactly when `x` is feasible.
+  /// O(number of constraints) `Constraint::violation` calls.
+  static double violation(const std::vector<const sdk::Constraint*>& constraints,
+                          const Eigen::VectorXd& x);
+
+  /// True when every constraint's violation at `x` is <= `tolerance` (a NaN violation fails).
+  /// Stops at the first failing constraint: at most one `Constraint::violation` call each.
+  static bool satisfies(const std::vector<const sdk::Constraint*>& constraints,
+                        const Eigen::VectorXd& x, double tolerance = 0.0);
+
+  /// One uniform draw into `point()`; returns its total violation (see `violation`).
+  /// Evaluates every constraint. O(d + constraints).
+  double draw(const sdk::SolveRequest& request);
+
+  /// One uniform draw into `point()`; true when it satisfies every constraint. Same random
+  /// stream and answer as `draw() <= 0`, but stops at the first violated constraint.
+  bool draw_feasible(const sdk::SolveRequest& request);
+
+  /// One uniform draw into `point()`, projected onto the constraints with
+  /// `sdk::project_onto_constraints` through `ctx.model_solver()`; true when the projection
+  /// succeeded and every constraint's violation is <= kProjectionTolerance.
+  /// Returns false *without drawing* when there is no model solver or no constraint, so the
+  /// random stream is then untouched. Precondition for a useful answer:
+  /// `sdk::can_formulate(request.constraints)`. Cost: one model solve.
+  bool draw_projected(const sdk::SolveRequest& request);
+
+  /// The last point drawn (encoded, `space.size()` long). Overwritten by every draw.
+  const Eigen::VectorXd& point() const { return x_; }
+
+  /// Refills `pool()` (one candidate per row) and `pool_violation()` (0 for feasible rows and
+  /// accepted projections) according to `mode`; see `Mode`. Projections (up to `projections`
+  /// attempts, each a `draw_projected`) are tried only when `projections > 0`, a model solver
+  /// exists and every constraint can formulate itself. Cancellation (`Context::cancelled()`)
+  /// ends the uniform draws early. The pool may come back shorter than `samples`, even empty.
+  /// Preconditions: samples >= 1. Complexity: at most `max_tries` draws (Penalty: `samples`)
+  /// plus `projections` model solves; the pool is allocated once per call (trimmed if
+  /// short), never per point.
+  FillCounts fill_pool(const sdk::SolveRequest& request, Eigen::Index samples,
+                       std::int64_t max_tries, std::int64_t projections, Mode mode);
+
+  /// Candidates of the last `fill_pool`, one per row.
+  const Eigen::MatrixXd& pool() const { return pool_; }
+  /// Total violation of each row of `pool()`.
+  const Eigen::VectorXd& pool_violation() const { return pool_violation_; }
+
+  /// Model-free search: uniform draws until one is feasible (at most `max_tries`, polling
+  /// cancellation), then up to `projections` projected draws if every constraint can formulate
+  /// itself. On success the point is `point()`. Complexity: at most `max_tries` draws plus
+  /// `projections` model solves; no allocation.
+  FirstFeasible first_feasible(const sdk::SolveRequest& request, std::int64_t max_tries,
+                               std::int64_t projections);
+
+  /// `first_feasible` as a model-free answer: found with `x = point()` and `value = 0`, or not
+  /// found. Notes: "first feasible point after N draws"; `projected_note` when a projection is
+  /// returned (a fmt format string, `{}` = the failed draws, may be absent); "no point satisfies
+  /// the known constraints in N uniform draws" when nothing is found. Same cost as
+  /// `first_feasible` plus one copy of the point.
+  sdk::Proposal propose_first_feasible(const sdk::SolveRequest& request, std::int64_t max_tries,
+                                       std::int64_t projections, std::string_view projected_note);
+
+ private:
+  // The uniform draw itself: the one place the random stream is consumed.
+  void draw_uniform(const sdk::Space& space);
+  // True when projections may be attempted at all (checked once per loop, not per attempt).
+  bool can_project(const sdk::SolveRequest& request, std::int64_t projections);
+
+  sdk::Context& ctx_;
+  // Reused between calls so that the sampling loops never allocate.
+  Eigen::VectorXd u_, x_;
+  Eigen::MatrixXd pool_;
+  Eigen::VectorXd pool_violation_;
+};
+
+}  // namespace arbo::plugins
