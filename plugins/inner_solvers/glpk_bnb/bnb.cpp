@@ -38,8 +38,14 @@ constexpr int kNodeFracRounds = 1;
 constexpr std::int64_t kFixEvery = 50;
 // Polishing (linearize-and-project onto the rows) runs at most once per this many nodes.
 constexpr std::int64_t kPolishEvery = 8;
-// Cuts kept before inactive ones are dropped: a large pool makes every LP slower.
+// Cut pool: every cut of the LEAF-GP stddev row is dense over the agreement variables, and a
+// pool that only grows made each simplex iteration three times slower by 1,700 nodes
+// (bench/solver/README.md). Cuts that were slack (basic) at the optimum of the last kCutMaxAge
+// branching nodes are dropped once the pool holds more than kMinCutPool cuts and at least
+// kMinCutPurge (or a quarter of the pool) are that old.
 constexpr int kMinCutPool = 300;
+constexpr int kCutMaxAge = 20;
+constexpr int kMinCutPurge = 50;
 // Reliability branching (Achterberg, Koch and Martin 2005): a variable whose pseudo-costs rest
 // on fewer than kReliable observations per direction is scored by solving both children's LPs
 // (at most kStrongIterFactor times a node's average simplex iterations each), for at most
@@ -139,6 +145,8 @@ class Search {
     return false;
   }
   void purge_cuts();
+  // Counts, per cut row, the consecutive node optima at which it was slack.
+  void age_cuts(const Basis& basis);
   // Rounds integers, clamps to bounds, evaluates; true (and a new incumbent) when feasible.
   bool consider(const std::vector<double>& x, const char* source);
   void snap(const std::vector<double>& x, std::vector<double>& out) const;
@@ -185,6 +193,7 @@ class Search {
 
   std::vector<double> pc_sum_[2], pc_cnt_[2];
   std::vector<Candidate> cands_;
+  std::vector<int> cut_age_;  // per cut row (from cut_first_), see age_cuts
   std::int64_t strong_lps_ = 0;
   std::vector<double> x_, d_, xs_, lo_buf_, up_buf_;
   std::vector<char> mark_;
@@ -366,19 +375,33 @@ int Search::add_cuts(const std::vector<double>& x, double obj_estimate) {
   return static_cast<int>(rows.size());
 }
 
+void Search::age_cuts(const Basis& basis) {
+  const auto first = static_cast<std::size_t>(cut_first_);
+  cut_age_.resize(static_cast<std::size_t>(lp_.num_rows()) - first, 0);
+  for (std::size_t k = 0; k < cut_age_.size() && first + k < basis.rows.size(); ++k) {
+    cut_age_[k] = basis.rows[first + k] == kBasic ? cut_age_[k] + 1 : 0;
+  }
+}
+
 void Search::purge_cuts() {
   const int cut_rows = lp_.num_rows() - cut_first_;
-  const int cap = std::max(kMinCutPool, 4 * (cut_first_ + P_.ncols));
-  if (cut_rows <= cap) return;
-  const Basis b = lp_.basis();
+  if (cut_rows <= kMinCutPool) return;
+  cut_age_.resize(static_cast<std::size_t>(cut_rows), 0);
   std::vector<int> drop;
-  for (int i = cut_first_; i < lp_.num_rows(); ++i) {
-    if (b.rows[static_cast<std::size_t>(i)] == kBasic) drop.push_back(i);
+  for (int k = 0; k < cut_rows; ++k) {
+    if (cut_age_[static_cast<std::size_t>(k)] >= kCutMaxAge) drop.push_back(cut_first_ + k);
   }
-  if (drop.empty()) return;
+  // Deleting rows invalidates the warm-start bases of open nodes: only worth it in bulk.
+  if (static_cast<int>(drop.size()) < std::max(kMinCutPurge, cut_rows / 4)) return;
   lp_.delete_rows(drop);
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < cut_age_.size(); ++k) {
+    if (cut_age_[k] < kCutMaxAge) cut_age_[kept++] = cut_age_[k];
+  }
+  cut_age_.resize(kept);
   ++layout_;
-  log(sdk::LogLevel::Debug, "glpk_bnb: dropped {} inactive cuts", drop.size());
+  log(sdk::LogLevel::Debug, "glpk_bnb: dropped {} cuts inactive at the last {} nodes", drop.size(),
+      kCutMaxAge);
 }
 
 LpStatus Search::solve_relaxation(bool root, double& obj) {
@@ -887,6 +910,7 @@ void Search::process(Node& node, std::vector<Node>& children) {
     return;
   }
   const auto saved = std::make_shared<SavedBasis>(SavedBasis{lp_.basis(), layout_});
+  age_cuts(saved->basis);
   lp_.reduced_costs(d_);  // read now: the heuristics below re-solve other LPs
 
   Branch br;
