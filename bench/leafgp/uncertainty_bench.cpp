@@ -99,8 +99,9 @@ int main(int argc, char** argv) {
       "Rastrigin 10D, {} seeds (101..{}), {} uniform training points, default ensemble "
       "(50 trees, depth 3), time limit {} s per solve, {} mu\n\n",
       seeds, 100 + seeds, n, time_limit, maximize ? "maximizing" : "minimizing");
-  fmt::print("| R | median rel. error | IQR | median {} mu(x*) | proven optimal | median solve s |\n",
-             maximize ? "max" : "min");
+  fmt::print(
+      "| R | median rel. error | IQR | median {} mu(x*) | proven optimal | median solve s |\n",
+      maximize ? "max" : "min");
   fmt::print("|---|---|---|---|---|---|\n");
   for (std::size_t b = 0; b < bounds.size(); ++b) {
     fmt::print("| {:.2f} | {:.3f} | [{:.3f}, {:.3f}] | {:.2f} | {}/{} | {:.3f} |\n", bounds[b],
