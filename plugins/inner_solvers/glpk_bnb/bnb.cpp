@@ -88,6 +88,11 @@ struct WorseNode {
   }
 };
 
+// The product rule for branching scores (Achterberg 2007): both children's bound gains count.
+double product_score(double down_gain, double up_gain) {
+  return std::max(down_gain, 1e-6) * std::max(up_gain, 1e-6);
+}
+
 struct Candidate {
   int var = -1;
   double frac = 0.0;
@@ -151,8 +156,10 @@ class Search {
   bool consider(const std::vector<double>& x, const char* source);
   void snap(const std::vector<double>& x, std::vector<double>& out) const;
   double true_objective(const std::vector<double>& xs) const;
-  bool choose_branch(const std::vector<double>& x, double node_obj, Branch& br);
-  void strong_branch(const std::vector<double>& x, std::vector<Candidate>& cands);
+  bool choose_branch(const std::vector<double>& x, double node_obj, const Basis& basis, Branch& br);
+  // `basis` is the node's optimal basis, restored after each child LP.
+  void strong_branch(const std::vector<double>& x, const Basis& basis,
+                     std::vector<Candidate>& cands);
   void fix_and_resolve(const std::vector<double>& lo, const std::vector<double>& up,
                        const std::vector<double>& x);
   void polish(const std::vector<double>& x);
@@ -194,7 +201,6 @@ class Search {
   std::vector<double> pc_sum_[2], pc_cnt_[2];
   std::vector<Candidate> cands_;
   std::vector<int> cut_age_;  // per cut row (from cut_first_), see age_cuts
-  std::int64_t strong_lps_ = 0;
   std::vector<double> x_, d_, xs_, lo_buf_, up_buf_;
   std::vector<char> mark_;
   Clock::time_point last_log_ = Clock::now();
@@ -480,11 +486,11 @@ double Search::pseudo_cost(int dir, int var) const {
   return c > 0 ? s / c : 1.0;
 }
 
-void Search::strong_branch(const std::vector<double>& x, std::vector<Candidate>& cands) {
+void Search::strong_branch(const std::vector<double>& x, const Basis& basis,
+                           std::vector<Candidate>& cands) {
   std::sort(cands.begin(), cands.end(),
             [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
   const double base = lp_.objective();
-  const Basis saved = lp_.basis();
   const double avg_iters = static_cast<double>(lp_.iterations()) /
                            static_cast<double>(std::max<std::int64_t>(1, nodes_));
   const int it_lim = std::max(20, static_cast<int>(kStrongIterFactor * avg_iters));
@@ -501,7 +507,6 @@ void Search::strong_branch(const std::vector<double>& x, std::vector<Candidate>&
       const double up = dir == 0 ? std::floor(x[j]) : cur_up_[j];
       lp_.set_col_bounds({c.var}, {lo}, {up});
       const LpStatus st = lp_.solve(ms_left(), it_lim);
-      ++strong_lps_;
       if (st == LpStatus::Infeasible) {
         gain[dir] = kInfinity;
       } else if (st == LpStatus::Optimal || st == LpStatus::IterationLimit) {
@@ -513,14 +518,13 @@ void Search::strong_branch(const std::vector<double>& x, std::vector<Candidate>&
         gain[dir] = -1.0;  // unknown: keep the pseudo-cost estimate for this side
       }
       lp_.set_col_bounds({c.var}, {cur_lo_[j]}, {cur_up_[j]});
-      lp_.set_basis(saved);
+      lp_.set_basis(basis);
     }
     if (gain[0] < 0) gain[0] = c.frac * pseudo_cost(0, c.var);
     if (gain[1] < 0) gain[1] = (1.0 - c.frac) * pseudo_cost(1, c.var);
     // A child that is infeasible is closed at once: branching there only fixes the variable.
-    c.score = std::isinf(gain[0]) || std::isinf(gain[1])
-                  ? kInfinity
-                  : std::max(gain[0], 1e-6) * std::max(gain[1], 1e-6);
+    c.score =
+        std::isinf(gain[0]) || std::isinf(gain[1]) ? kInfinity : product_score(gain[0], gain[1]);
     ++evaluated;
     if (c.score > best) {
       best = c.score;
@@ -531,7 +535,8 @@ void Search::strong_branch(const std::vector<double>& x, std::vector<Candidate>&
   }
 }
 
-bool Search::choose_branch(const std::vector<double>& x, double node_obj, Branch& br) {
+bool Search::choose_branch(const std::vector<double>& x, double node_obj, const Basis& basis,
+                           Branch& br) {
   // Integers first: a fractional integer makes every other test moot.
   cands_.clear();
   for (int j = 0; j < P_.n_orig; ++j) {
@@ -541,13 +546,14 @@ bool Search::choose_branch(const std::vector<double>& x, double node_obj, Branch
     if (f <= kIntTol || f >= 1.0 - kIntTol) continue;
     double score = 0;
     if (cfg_.pseudo_costs) {
-      score = std::max(f * pseudo_cost(0, j), 1e-6) * std::max((1.0 - f) * pseudo_cost(1, j), 1e-6);
+      score = product_score(f * pseudo_cost(0, j), (1.0 - f) * pseudo_cost(1, j));
     } else {
       score = std::min(f, 1.0 - f);
     }
     cands_.push_back({j, f, score});
   }
-  if (cfg_.pseudo_costs && cfg_.strong_branching && cands_.size() > 1) strong_branch(x, cands_);
+  if (cfg_.pseudo_costs && cfg_.strong_branching && cands_.size() > 1)
+    strong_branch(x, basis, cands_);
   double best = -1.0;
   for (const Candidate& c : cands_) {
     if (c.score > best) {
@@ -914,7 +920,7 @@ void Search::process(Node& node, std::vector<Node>& children) {
   lp_.reduced_costs(d_);  // read now: the heuristics below re-solve other LPs
 
   Branch br;
-  const bool can_branch = choose_branch(x, obj, br);
+  const bool can_branch = choose_branch(x, obj, saved->basis, br);
   // Primal heuristics, then the LP is put back to this node's state for the children.
   bool moved = false;
   if (br.integer && br.frac > 0) {

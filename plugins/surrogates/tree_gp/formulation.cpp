@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -19,7 +20,6 @@ using sdk::LinearRow;
 using sdk::LinearTerm;
 using sdk::RowSense;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kMaxIntegerParentValues = 256;
 
 // Left side of a numeric split in closed MIP form: x <= left_bound, right: x >= right_bound.
@@ -35,6 +35,47 @@ Cut cut_of(const sdk::Parameter& p, double threshold) {
     return {k - 1.0, k};
   }
   return {threshold, threshold};
+}
+
+// The whole domain as a cell: every category allowed.
+Cell domain_cell(const sdk::Space& space) {
+  Cell cell;
+  cell.lower = space.lower();
+  cell.upper = space.upper();
+  cell.allowed.resize(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (space[i].type != sdk::ParamType::Categorical) continue;
+    for (std::size_t c = 0; c < space[i].choices.size(); ++c) {
+      cell.allowed[i].push_back(static_cast<int>(c));
+    }
+  }
+  return cell;
+}
+
+// Intersects `cell` with the box of leaf `l` (position in Tree::leaves) of `tree`.
+void narrow_to_leaf(Cell& cell, const sdk::Space& space, const Tree& tree, std::size_t l) {
+  for (const PathStep& step : tree.paths[l]) {
+    const TreeNode& n = tree.nodes[static_cast<std::size_t>(step.node)];
+    const auto i = static_cast<std::size_t>(n.feature);
+    const auto j = static_cast<Eigen::Index>(i);
+    if (n.categorical) {
+      auto& a = cell.allowed[i];
+      a.erase(std::remove_if(a.begin(), a.end(),
+                             [&](int c) {
+                               const bool right = std::binary_search(n.right_categories.begin(),
+                                                                     n.right_categories.end(), c);
+                               return right == step.left;
+                             }),
+              a.end());
+    } else {
+      const Cut cut = cut_of(space[i], n.threshold);
+      if (step.left) {
+        cell.upper[j] = std::min(cell.upper[j], cut.left_bound);
+      } else {
+        cell.lower[j] = std::max(cell.lower[j], cut.right_bound);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -155,24 +196,9 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
     // (Misic's rows). A leaf left of a smaller cut of the same coordinate is also left of this
     // one; summing it here instead of bounding it by the smaller cut's binary keeps the LP
     // from using both sides of one coordinate in different branches of the same tree.
-    std::vector<std::map<int, Cut>> box(tree.leaves.size());  // coordinate -> (hi, lo) of leaf
-    for (std::size_t l = 0; l < tree.leaves.size(); ++l) {
-      for (const PathStep& step : tree.paths[l]) {
-        const TreeNode& n = tree.nodes[static_cast<std::size_t>(step.node)];
-        if (n.categorical) continue;
-        const auto i = static_cast<std::size_t>(n.feature);
-        const Cut cut = cut_of(space[i], n.threshold);
-        auto [it, fresh] = box[l].try_emplace(n.feature, Cut{kInf, -kInf});
-        (void)fresh;
-        // Cut{left_bound, right_bound} reused as (upper, lower) of the leaf's box.
-        if (step.left) {
-          it->second.left_bound = std::min(it->second.left_bound, cut.left_bound);
-        } else {
-          it->second.right_bound = std::max(it->second.right_bound, cut.right_bound);
-        }
-      }
-    }
-    std::map<std::pair<int, double>, bool> done;
+    std::vector<Cell> box(tree.leaves.size(), domain_cell(space));
+    for (std::size_t l = 0; l < tree.leaves.size(); ++l) narrow_to_leaf(box[l], space, tree, l);
+    std::set<std::pair<int, double>> done;  // (coordinate, cut) pairs written
     std::map<int, std::pair<std::vector<int>, std::vector<int>>> sides;  // node -> (left, right)
     for (std::size_t l = 0; l < tree.leaves.size(); ++l) {
       for (const PathStep& step : tree.paths[l]) {
@@ -186,15 +212,14 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
       if (n.is_leaf() || n.categorical) continue;
       const auto i = static_cast<std::size_t>(n.feature);
       const Cut cut = cut_of(space[i], n.threshold);
-      if (!done.emplace(std::make_pair(n.feature, cut.right_bound), true).second) continue;
+      if (!done.emplace(n.feature, cut.right_bound).second) continue;
       const int v = nu[i].at(cut.right_bound);
       LinearRow left{fmt::format("tg_left_{}_{}_{}", k, i, v), {}, RowSense::LessEqual, 0.0};
       LinearRow right{fmt::format("tg_right_{}_{}_{}", k, i, v), {}, RowSense::LessEqual, 1.0};
+      const auto j = static_cast<Eigen::Index>(i);
       for (std::size_t l = 0; l < tree.leaves.size(); ++l) {
-        const auto it = box[l].find(n.feature);
-        if (it == box[l].end()) continue;
-        if (it->second.left_bound <= cut.left_bound) left.terms.push_back({f.z[k][l], 1.0});
-        if (it->second.right_bound >= cut.right_bound) right.terms.push_back({f.z[k][l], 1.0});
+        if (box[l].upper[j] <= cut.left_bound) left.terms.push_back({f.z[k][l], 1.0});
+        if (box[l].lower[j] >= cut.right_bound) right.terms.push_back({f.z[k][l], 1.0});
       }
       left.terms.push_back({v, -1.0});
       right.terms.push_back({v, 1.0});
@@ -401,43 +426,13 @@ bool Cell::contains(const sdk::Space& space, const Eigen::VectorXd& x, double to
 
 Cell cell_of(const sdk::Space& space, const Ensemble& e, const TreeKernelGp& gp,
              const std::vector<int>& leaves) {
-  Cell cell;
-  cell.lower = space.lower();
-  cell.upper = space.upper();
-  cell.allowed.resize(space.size());
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    if (space[i].type != sdk::ParamType::Categorical) continue;
-    for (std::size_t c = 0; c < space[i].choices.size(); ++c) {
-      cell.allowed[i].push_back(static_cast<int>(c));
-    }
-  }
+  Cell cell = domain_cell(space);
   const std::vector<int>& active = gp.active_trees();
   for (std::size_t k = 0; k < active.size() && k < leaves.size(); ++k) {
     const Tree& tree = e.trees[static_cast<std::size_t>(active[k])];
     const int l = tree.leaf_index(leaves[k]);
     if (l < 0) throw sdk::Error("surrogate/tree_gp: decoding met an unknown leaf");
-    for (const PathStep& step : tree.paths[static_cast<std::size_t>(l)]) {
-      const TreeNode& n = tree.nodes[static_cast<std::size_t>(step.node)];
-      const auto i = static_cast<std::size_t>(n.feature);
-      const auto j = static_cast<Eigen::Index>(i);
-      if (n.categorical) {
-        auto& a = cell.allowed[i];
-        a.erase(std::remove_if(a.begin(), a.end(),
-                               [&](int c) {
-                                 const bool right = std::binary_search(n.right_categories.begin(),
-                                                                       n.right_categories.end(), c);
-                                 return right == step.left;
-                               }),
-                a.end());
-      } else {
-        const Cut cut = cut_of(space[i], n.threshold);
-        if (step.left) {
-          cell.upper[j] = std::min(cell.upper[j], cut.left_bound);
-        } else {
-          cell.lower[j] = std::max(cell.lower[j], cut.right_bound);
-        }
-      }
-    }
+    narrow_to_leaf(cell, space, tree, static_cast<std::size_t>(l));
   }
   return cell;
 }
