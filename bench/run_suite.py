@@ -71,7 +71,7 @@ class Suite:
         with open(self.path, "rb") as f:
             data = tomllib.load(f)
         known = {"name", "description", "budget", "initial_design", "seeds", "problems",
-                 "peers", "pipelines", "noise"}
+                 "peers", "pipelines", "noise", "order"}
         unknown = set(data) - known
         if unknown:
             raise SystemExit(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
@@ -91,6 +91,11 @@ class Suite:
         self.problem_patterns = [str(p) for p in data.get("problems", [])]
         self.problems = []
         self.noise = float(data.get("noise", 0.0))
+        # "seed" runs every method and problem of one seed before the next seed, so that a long
+        # protocol stopped part-way (and resumed later) has covered every problem evenly.
+        self.order = str(data.get("order", "problem"))
+        if self.order not in ("problem", "seed"):
+            raise SystemExit(f"{path}: order must be \"problem\" or \"seed\", not '{self.order}'")
         self.pipelines = {}
         for name, file in data.get("pipelines", {}).items():
             p = Path(file)
@@ -362,8 +367,12 @@ class Runner:
                 self.problem_info[name] = p
 
     def jobs(self):
-        return [Job(self, m, p, s) for m in self.suite.methods() for p in self.suite.problems
+        jobs = [Job(self, m, p, s) for m in self.suite.methods() for p in self.suite.problems
                 if p in self.problem_info for s in self.suite.seeds_of(p)]
+        if self.suite.order == "seed":
+            rank = {s: k for k, s in enumerate(sorted({j.seed for j in jobs}))}
+            jobs.sort(key=lambda j: rank[j.seed])  # stable: method and problem order kept
+        return jobs
 
     def run(self):
         s = self.suite

@@ -30,10 +30,13 @@ constexpr double kIntTol = 1e-6;
 constexpr int kRootCutRounds = 300;
 constexpr int kNodeCutRounds = 10;
 constexpr int kRootFracRounds = 30;
-// One round at fractional nodes: on the LEAF-GP models (one dense stddev row) a second round
-// cost more in LP re-solves than it gained in bound; 14/15 instead of 12/15 proven within 10 s
-// (bench/solver/README.md, "LEAF-GP models").
-constexpr int kNodeFracRounds = 1;
+// Three rounds at fractional nodes. With reliability branching and the aging cut pool, the
+// late LEAF-GP models need the node's stddev bound pulled down before branching: on a 30-model
+// corpus at 30 s, 27/30 proven against 21/30 with one round (2: 24/30, 5: 24/30; an adaptive
+// rule did worse), and a G1 model proven with its optimum as cutoff took 11,193 nodes with
+// one round and 1,579 with three (bench/solver/README.md, "session 4"). One round had won on
+// the smaller session-2 corpus, before reliability branching.
+constexpr int kNodeFracRounds = 3;
 // Fix-and-resolve runs at the root and then every this many nodes.
 constexpr std::int64_t kFixEvery = 50;
 // Polishing (linearize-and-project onto the rows) runs at most once per this many nodes.
