@@ -2,6 +2,7 @@
 // configs/leaf-gp.toml and configs/leaf-gp-rnd.toml through the real `arbo` binary with a
 // small budget: the studies finish, model iterations record the solver's statistics, and the
 // known constraints of the problem hold at every point.
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -47,6 +48,15 @@ TEST_F(LeafGpCli, LeafGpConfigRunsWithProvenOptimalAcquisitions) {
     ++with_stats;
   }
   EXPECT_EQ(with_stats, 7);
+  // The CSV export carries the same statistics, one solver_<key> column per key.
+  const CliResult csv = arbo("export s --format csv");
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  for (const char* col : {",solver_status", ",solver_nodes", ",solver_gap", ",solver_binaries"}) {
+    EXPECT_NE(header.find(col), std::string::npos) << col << " missing from " << header;
+  }
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 13);
+  EXPECT_NE(csv.out.find(",optimal"), std::string::npos) << csv.out;
 }
 
 TEST_F(LeafGpCli, LeafGpKeepsKnownConstraintsOfG1) {

@@ -3,7 +3,9 @@
 // without any plugin (for example on a machine that only archives studies).
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
@@ -243,11 +245,23 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
     out << arr.dump(2) << "\n";
     return kernel::kExitOk;
   }
+  // Model-based proposals' statistics (fit/solve times, model size, nodes, gap, status) as
+  // one `solver_<key>` column per key any observation has, in key order; empty where absent.
+  std::map<std::int64_t, nlohmann::json> stats;
+  std::set<std::string> stat_keys;
+  for (const auto& [id, text] : store.proposal_stats()) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    if (!j.is_object()) continue;
+    for (const auto& item : j.items()) stat_keys.insert(item.key());
+    stats.emplace(id, std::move(j));
+  }
   out << "id,status,origin";
   for (const auto& p : pnames) out << "," << csv_escape(p);
   out << ",objective,feasible";
   for (const auto& c : cnames) out << "," << csv_escape(c);
-  out << ",propose_seconds,eval_seconds,created_at,finished_at,reason\n";
+  out << ",propose_seconds,eval_seconds,created_at,finished_at,reason";
+  for (const auto& k : stat_keys) out << "," << csv_escape("solver_" + k);
+  out << "\n";
   for (const auto& o : obs) {
     const auto params = nlohmann::json::parse(o.params_json);
     out << o.id << "," << kernel::to_string(o.status) << "," << o.origin;
@@ -264,7 +278,16 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
     out << "," << format_number(o.propose_seconds) << "," << format_number(o.eval_seconds) << ","
         << fmt::format("{:.3f}", o.created_at) << ","
         << (o.status == kernel::ObsStatus::Pending ? "" : fmt::format("{:.3f}", o.finished_at))
-        << "," << csv_escape(o.reason) << "\n";
+        << "," << csv_escape(o.reason);
+    const auto st = stats.find(o.id);
+    for (const auto& k : stat_keys) {
+      out << ",";
+      if (st == stats.end()) continue;
+      if (auto it = st->second.find(k); it != st->second.end()) {
+        out << csv_escape(json_value_text(*it));
+      }
+    }
+    out << "\n";
   }
   return kernel::kExitOk;
 }
