@@ -22,6 +22,12 @@ PointVariables add_point_variables(Model& model, const Space& space) {
   return pv;
 }
 
+SolveOptions default_projection_options() {
+  SolveOptions options;
+  options.time_limit_seconds = kDefaultProjectionSeconds;
+  return options;
+}
+
 bool can_formulate(const std::vector<const Constraint*>& constraints) {
   for (const Constraint* c : constraints) {
     if (dynamic_cast<const FormulatesConstraint*>(c) == nullptr) return false;

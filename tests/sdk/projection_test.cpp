@@ -115,5 +115,37 @@ TEST(Projection, PointVariablesFollowTheSpace) {
   EXPECT_EQ(v[4].type, VarType::Binary);
 }
 
+// Stops at its first incumbent, like a branch-and-bound at its limit on a nonconvex model.
+class StopsAtFirstPoint final : public ModelSolver {
+ public:
+  SolveResult solve(const Model& m, const SolveOptions& options) override {
+    seen = options;
+    SolveResult r;
+    r.status = SolveStatus::LimitReached;
+    for (const Variable& v : m.variables()) r.x.push_back(v.lower);
+    r.objective = m.evaluate(r.x).objective;
+    return r;
+  }
+  SolveOptions seen;
+};
+
+TEST(Projection, DefaultOptionsBoundTheSolveAndAFeasibleIncumbentIsTaken) {
+  const Space space({Parameter::integer("a", 0, 4), Parameter::integer("b", 0, 4)});
+  SumAtMost sum(5.0);
+  StopsAtFirstPoint solver;
+  Eigen::VectorXd x(2);
+  x << 4, 4;
+  ASSERT_TRUE(project_onto_constraints(space, {&sum}, solver, x));
+  EXPECT_EQ(solver.seen.time_limit_seconds, kDefaultProjectionSeconds);
+  EXPECT_EQ(default_projection_options().time_limit_seconds, kDefaultProjectionSeconds);
+  // Not the nearest point, (2, 3) or (3, 2), but feasible: a projection needs no proof.
+  EXPECT_EQ(x, Eigen::Vector2d(0, 0));
+  SolveOptions mine;
+  mine.time_limit_seconds = 0.5;
+  x << 4, 4;
+  ASSERT_TRUE(project_onto_constraints(space, {&sum}, solver, x, mine));
+  EXPECT_EQ(solver.seen.time_limit_seconds, 0.5);
+}
+
 }  // namespace
 }  // namespace arbo::sdk

@@ -26,18 +26,26 @@ ARBO_SDK_API PointVariables add_point_variables(Model& model, const Space& space
 /// True when every constraint can formulate itself (`FormulatesConstraint`).
 ARBO_SDK_API bool can_formulate(const std::vector<const Constraint*>& constraints);
 
+/// Options of a projection unless the caller gives its own: at most
+/// kDefaultProjectionSeconds of solving, and the solver's default gaps. A projection only needs
+/// a feasible point near `x`, not a proof that it is the nearest: with nonconvex constraints
+/// (Alkylation's 14 polynomial rows) the proof can run for hours while a good incumbent is
+/// found in well under a second.
+inline constexpr double kDefaultProjectionSeconds = 10.0;
+ARBO_SDK_API SolveOptions default_projection_options();
+
 /// Replaces `x` by the nearest point satisfying every constraint jointly: squared Euclidean
 /// distance over real and integer coordinates, each scaled by its range (so every coordinate
 /// weighs the same), plus the Hamming distance over categorical and binary coordinates. Solves
 /// one MIQCP with `solver`; the result is snapped onto the space. Conditional (inactive)
 /// coordinates are treated like active ones.
+/// When `options` stop the solve early, the best feasible point found is taken.
 /// @return false (x unchanged) when a constraint cannot formulate itself, or the model is
 ///         infeasible or the solver finds no point; true otherwise.
 /// Complexity: one model solve with d (+ number of categoricals) variables plus the
 /// constraints' rows.
-ARBO_SDK_API bool project_onto_constraints(const Space& space,
-                                           const std::vector<const Constraint*>& constraints,
-                                           ModelSolver& solver, Eigen::VectorXd& x,
-                                           const SolveOptions& options = {});
+ARBO_SDK_API bool project_onto_constraints(
+    const Space& space, const std::vector<const Constraint*>& constraints, ModelSolver& solver,
+    Eigen::VectorXd& x, const SolveOptions& options = default_projection_options());
 
 }  // namespace arbo::sdk
