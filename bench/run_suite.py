@@ -377,6 +377,8 @@ class Runner:
     def run(self):
         s = self.suite
         self.out.mkdir(parents=True, exist_ok=True)
+        if self.args.report_only:
+            return self.report_only()
         # Two runners on one folder would fight over the same studies; the lock dies with us.
         self.lock_file = open(self.out / ".run_suite.lock", "w")
         try:
@@ -433,6 +435,21 @@ class Runner:
         write_report(self, jobs, results, plots, run_seconds)
         print(f"wrote {self.out / 'results.csv'}, {self.out / 'report.md'} and "
               f"{len(plots)} plots ({time.perf_counter() - t0:.1f} s)", flush=True)
+
+    def report_only(self):
+        """results.csv and report.md from the finished runs alone; runs nothing, takes no lock
+        (a runner may be working in the folder), and leaves the unfinished runs as they are."""
+        if not self.out.is_dir():
+            raise SystemExit(f"run_suite: {self.out} does not exist")
+        self.load_problems()
+        jobs = [j for j in self.jobs() if j.is_done(self.suite.budget)]
+        print(f"suite {self.suite.name}: report from {len(jobs)} finished runs of "
+              f"{len(self.jobs())}", flush=True)
+        results = self.collect(jobs)
+        write_csv(self.out / "results.csv", results)
+        plots = {} if self.args.no_plots else make_plots(self, results)
+        write_report(self, jobs, results, plots, None)
+        print(f"wrote {self.out / 'results.csv'} and {self.out / 'report.md'}", flush=True)
 
     def collect(self, jobs):
         """results[method][problem][seed] = list of CSV row dicts."""
@@ -667,7 +684,8 @@ def write_report(runner, jobs, results, plots, run_seconds):
         f"- command: `{shlex.join([Path(sys.argv[0]).name] + sys.argv[1:])}` "
         f"(run from `{os.getcwd()}`)",
         f"- date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}; "
-        f"this invocation took {run_seconds:.1f} s",
+        + (f"this invocation took {run_seconds:.1f} s" if run_seconds is not None else
+         f"report only (--report-only), from the {len(jobs)} finished runs"),
         f"- machine: `{uname}`; {cores} cores; {mem} memory",
         f"- arbo commit: {git_commit()}; CLI `{runner.arbo}`",
         f"- Python {platform.python_version()}; Optuna {optuna_version(jobs)}",
@@ -798,6 +816,8 @@ def main():
     ap.add_argument("--no-plots", action="store_true", help="skip the plots")
     ap.add_argument("--dry-run", action="store_true",
                     help="list the runs and their state, run nothing")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rebuild results.csv and report.md from the finished runs, run nothing")
     ap.add_argument("--retry-errors", action="store_true",
                     help="rerun studies whose error was recorded (default: keep the error)")
     try:

@@ -118,12 +118,19 @@ def smoke(args):
 
     # Resumable: nothing reruns, and the CSV is rebuilt byte for byte from what is on disk.
     csv_before = (first / "results.csv").read_bytes()
+    log = run_suite(args, suite, first, "--report-only", "--no-plots")
+    check("report from 12 finished runs of 12" in log, "--report-only did not see the 12 runs")
+    check((first / "results.csv").read_bytes() == csv_before, "--report-only changed results.csv")
     log = run_suite(args, suite, first)
     check(log.count("skipped (finished)") == 12, "a rerun did not skip all 12 finished runs")
     check((first / "results.csv").read_bytes() == csv_before, "a rerun changed results.csv")
 
     # Deterministic and resumable arbo pipelines: half the budget, then resumed to the full one.
     run_suite(args, suite, second, "--no-peers", "--budget", "10", "--no-plots")
+    # Stopped part-way (10 of 20 evaluations): a report of the finished runs has none of them.
+    log = run_suite(args, suite, second, "--no-peers", "--report-only", "--no-plots")
+    check("report from 0 finished runs of 4" in log and read_rows(second) == [],
+          "--report-only counted unfinished runs")
     log = run_suite(args, suite, second, "--no-peers")
     check("skipped" not in log, "studies stopped at 10 evaluations were not resumed")
     check(without_timings(read_rows(second), ["random"]) == without_timings(rows, ["random"]),
