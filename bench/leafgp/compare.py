@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Side-by-side table of several bench/run_suite.py outputs (results.csv): per problem and
 method, the median (and IQR) over seeds of the best feasible value after E evaluations, where E
-is the smallest budget any method of that problem reached in every one of its seeds. Reads
-results.csv or results.csv.gz.
+is the smallest budget any method of that problem reached in every one of its seeds; then, per
+problem, the one-sided Mann-Whitney p-value of "LEAF-GP's values are lower" (minimized
+problems) against each other method. Reads results.csv or results.csv.gz.
 
   bench/leafgp/compare.py OUT1 OUT2 ...
 """
@@ -37,7 +38,10 @@ def main():
                 best = float(r["best_feasible"]) if r["best_feasible"] not in ("", "nan") else math.inf
                 runs[key].setdefault(r["seed"], []).append((int(r["evaluation"]), best))
     problems = sorted({p for p, _ in runs})
-    methods = ["leaf_gp", "leaf_gp_rnd", "random", "optuna-tpe"]
+    finals_of = {}
+    order = ["leaf_gp", "leaf_gp_rnd", "random", "mondrian", "optuna-tpe"]
+    methods = [m for m in order if any(k[1] == m for k in runs)]
+    methods += sorted({m for _, m in runs} - set(methods))
     print("| problem | E | " + " | ".join(methods) + " |")
     print("|---|---|" + "---|" * len(methods))
     for p in problems:
@@ -55,6 +59,32 @@ def main():
             med = q(finals, 0.5)
             cells.append(f"{med:.4g} [{q(finals, 0.25):.4g}, {q(finals, 0.75):.4g}] (n={len(finals)})")
         print(f"| {p} | {E} | " + " | ".join(cells) + " |")
+        finals_of[p] = {m: [min([b for e, b in rows if e <= E] or [math.inf])
+                            for rows in runs[(p, m)].values()] for m in ms}
+    if not any("leaf_gp" in f for f in finals_of.values()):
+        return
+    from scipy.stats import mannwhitneyu
+    print()
+    print("One-sided Mann-Whitney p of \"LEAF-GP better\" (lower best value; no feasible point "
+          "counts as +inf):")
+    print()
+    others = [m for m in methods if m != "leaf_gp"]
+    print("| problem | " + " | ".join(others) + " |")
+    print("|---|" + "---|" * len(others))
+    for p, f in finals_of.items():
+        if "leaf_gp" not in f:
+            continue
+        cells = []
+        for m in others:
+            if m not in f:
+                cells.append("-")
+                continue
+            # inf is not a number to rank for scipy: map it above every finite value.
+            top = max([v for v in f["leaf_gp"] + f[m] if math.isfinite(v)] or [0.0])
+            a = [v if math.isfinite(v) else abs(top) * 10 + 1 for v in f["leaf_gp"]]
+            b = [v if math.isfinite(v) else abs(top) * 10 + 1 for v in f[m]]
+            cells.append(f"{mannwhitneyu(a, b, alternative='less').pvalue:.3g}")
+        print(f"| {p} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,10 @@ markdown tables (fit time, model size, solve time, nodes, gap, status; fraction 
 and median solve time).
 
   bench/leafgp/solver_stats.py OUT [--arbo build/bin/arbo] [--pipeline leaf_gp] [--csv FILE]
+                               [--finished]
 
 --csv also writes one row per model-based iteration (gzip-compressed when FILE ends in .gz).
+--finished skips studies the runner has not marked done (a protocol still running).
 """
 import argparse
 import csv
@@ -35,6 +37,7 @@ def main():
     ap.add_argument("--arbo", default="build/bin/arbo")
     ap.add_argument("--pipeline", action="append")
     ap.add_argument("--csv")
+    ap.add_argument("--finished", action="store_true", help="only studies marked done")
     args = ap.parse_args()
     fields = ["pipeline", "problem", "seed", "evaluation", "fit_seconds", "solve_seconds",
               "status", "nodes", "lp_iterations", "gap", "objective", "best_bound", "variables",
@@ -49,6 +52,10 @@ def main():
             for study in sorted(prob.glob("seed*")):
                 if not (study / "study.db").exists():
                     continue
+                if args.finished:
+                    status = study.with_name(study.name + ".status.json")
+                    if not status.exists() or json.loads(status.read_text()).get("state") != "done":
+                        continue
                 r = subprocess.run([args.arbo, "export", str(study), "--format", "json"],
                                    capture_output=True, text=True)
                 if r.returncode != 0:
