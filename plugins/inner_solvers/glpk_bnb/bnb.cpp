@@ -37,6 +37,8 @@ constexpr int kRootFracRounds = 30;
 // one round and 1,579 with three (bench/solver/README.md, "session 4"). One round had won on
 // the smaller session-2 corpus, before reliability branching.
 constexpr int kNodeFracRounds = 3;
+// Passes of bound propagation over the model's rows at each node of a model with products.
+constexpr int kNodePropagationRounds = 3;
 // Fix-and-resolve runs at the root and then every this many nodes.
 constexpr std::int64_t kFixEvery = 50;
 // Polishing (linearize-and-project onto the rows) runs at most once per this many nodes.
@@ -265,6 +267,15 @@ bool Search::node_bounds(const Node& node, std::vector<double>& lo, std::vector<
     const auto v = static_cast<std::size_t>(c.var);
     lo[v] = std::max(lo[v], c.lo);
     up[v] = std::min(up[v], c.up);
+  }
+  if (!P_.products.empty()) {
+    // The McCormick envelopes use the column bounds, and a branch on a binary (a tree split,
+    // say) only bounds the continuous factors through the rows: propagate them into the box.
+    std::string why;
+    if (!propagate(P_.model_rows, model_.variables(), lo, up, P_.integer, why,
+                   kNodePropagationRounds)) {
+      return false;
+    }
   }
   for (const Product& p : P_.products) {
     const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);

@@ -17,16 +17,6 @@ namespace arbo::plugins::glpk {
 namespace {
 
 using sdk::kInfinity;
-using QuadKey = std::pair<int, int>;
-
-// One row in the form lo <= lin'x + sum c_ij x_i x_j <= up, with merged terms.
-struct ExprRow {
-  std::string name;
-  std::map<int, double> lin;
-  std::map<QuadKey, double> quad;
-  double lo = -kInfinity;
-  double up = kInfinity;
-};
 
 void add_linear(std::map<int, double>& out, const std::vector<sdk::LinearTerm>& terms,
                 double scale) {
@@ -75,11 +65,67 @@ void interval_product(double li, double ui, double lj, double uj, bool square, d
   up = std::max(std::max(p[0], p[1]), std::max(p[2], p[3]));
 }
 
-// Feasibility-based bound tightening (interval propagation) over all rows. Returns false when
-// some variable's bounds cross, i.e. the model is infeasible.
+Eigen::MatrixXd dense_q(const std::map<QuadKey, double>& quad, const std::vector<int>& vars) {
+  const auto n = static_cast<Eigen::Index>(vars.size());
+  Eigen::MatrixXd Q = Eigen::MatrixXd::Zero(n, n);
+  auto pos = [&](int v) {
+    return static_cast<Eigen::Index>(std::lower_bound(vars.begin(), vars.end(), v) - vars.begin());
+  };
+  for (const auto& [key, c] : quad) {
+    const Eigen::Index a = pos(key.first), b = pos(key.second);
+    if (a == b) {
+      Q(a, a) += c;
+    } else {
+      Q(a, b) += 0.5 * c;
+      Q(b, a) += 0.5 * c;
+    }
+  }
+  return Q;
+}
+
+std::vector<int> quad_vars(const std::map<QuadKey, double>& quad) {
+  std::vector<int> v;
+  for (const auto& [key, c] : quad) {
+    v.push_back(key.first);
+    v.push_back(key.second);
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// Splits a quadratic form into blocks over disjoint variable sets (connected components of
+// its sparsity graph). A separable form is outer-approximated far faster block by block:
+// each block gets its own epigraph variable and its own tangents.
+std::vector<std::map<QuadKey, double>> blocks_of(const std::map<QuadKey, double>& quad) {
+  std::map<int, int> parent;
+  std::function<int(int)> find = [&](int v) {
+    auto it = parent.find(v);
+    if (it == parent.end()) {
+      parent[v] = v;
+      return v;
+    }
+    if (it->second == v) return v;
+    const int root = find(it->second);
+    parent[v] = root;
+    return root;
+  };
+  for (const auto& [key, c] : quad) {
+    const int a = find(key.first), b = find(key.second);
+    if (a != b) parent[a] = b;
+  }
+  std::map<int, std::map<QuadKey, double>> by_root;
+  for (const auto& [key, c] : quad) by_root[find(key.first)][key] = c;
+  std::vector<std::map<QuadKey, double>> out;
+  for (auto& [root, block] : by_root) out.push_back(std::move(block));
+  return out;
+}
+
+}  // namespace
+
 bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable>& vars,
                std::vector<double>& lo, std::vector<double>& up, const std::vector<char>& integer,
-               std::string& why) {
+               std::string& why, int max_rounds) {
   auto tighten = [&](int v, double nlo, double nup, bool& changed) -> bool {
     const auto k = static_cast<std::size_t>(v);
     // A margin of a few ulps keeps round-off from cutting off points that satisfy a row
@@ -117,7 +163,7 @@ bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable
     double lo, up;
   };
   std::vector<TermRange> ranges;
-  for (int round = 0; round < 30; ++round) {
+  for (int round = 0; round < max_rounds; ++round) {
     bool changed = false;
     for (const ExprRow& row : rows) {
       ranges.clear();
@@ -194,64 +240,6 @@ bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable
   }
   return true;
 }
-
-Eigen::MatrixXd dense_q(const std::map<QuadKey, double>& quad, const std::vector<int>& vars) {
-  const auto n = static_cast<Eigen::Index>(vars.size());
-  Eigen::MatrixXd Q = Eigen::MatrixXd::Zero(n, n);
-  auto pos = [&](int v) {
-    return static_cast<Eigen::Index>(std::lower_bound(vars.begin(), vars.end(), v) - vars.begin());
-  };
-  for (const auto& [key, c] : quad) {
-    const Eigen::Index a = pos(key.first), b = pos(key.second);
-    if (a == b) {
-      Q(a, a) += c;
-    } else {
-      Q(a, b) += 0.5 * c;
-      Q(b, a) += 0.5 * c;
-    }
-  }
-  return Q;
-}
-
-std::vector<int> quad_vars(const std::map<QuadKey, double>& quad) {
-  std::vector<int> v;
-  for (const auto& [key, c] : quad) {
-    v.push_back(key.first);
-    v.push_back(key.second);
-  }
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
-// Splits a quadratic form into blocks over disjoint variable sets (connected components of
-// its sparsity graph). A separable form is outer-approximated far faster block by block:
-// each block gets its own epigraph variable and its own tangents.
-std::vector<std::map<QuadKey, double>> blocks_of(const std::map<QuadKey, double>& quad) {
-  std::map<int, int> parent;
-  std::function<int(int)> find = [&](int v) {
-    auto it = parent.find(v);
-    if (it == parent.end()) {
-      parent[v] = v;
-      return v;
-    }
-    if (it->second == v) return v;
-    const int root = find(it->second);
-    parent[v] = root;
-    return root;
-  };
-  for (const auto& [key, c] : quad) {
-    const int a = find(key.first), b = find(key.second);
-    if (a != b) parent[a] = b;
-  }
-  std::map<int, std::map<QuadKey, double>> by_root;
-  for (const auto& [key, c] : quad) by_root[find(key.first)][key] = c;
-  std::vector<std::map<QuadKey, double>> out;
-  for (auto& [root, block] : by_root) out.push_back(std::move(block));
-  return out;
-}
-
-}  // namespace
 
 void product_bounds(double li, double ui, double lj, double uj, bool square, double& lo,
                     double& up) {
@@ -402,6 +390,7 @@ Prepared prepare(const sdk::Model& model) {
       P.infeasible_reason = why;
       return P;
     }
+    P.model_rows = std::move(all);
   }
 
   P.ncols = P.n_orig;
