@@ -114,6 +114,23 @@ TEST(constraint_rows, violation_is_worst_row) {
   EXPECT_EQ(poly.rows->violation(p), std::numeric_limits<double>::max());
 }
 
+TEST(constraint_rows, excess_within_rounding_is_no_violation) {
+  // In exact arithmetic 0.1 x + 0.2 x - 0.3 x is 0; in doubles it is 7.5e-9 at this x.
+  const double x = 123456789.0;
+  ASSERT_GT((0.1 * x + 0.2 * x) - 0.3 * x, 0.0);
+  Instance r("0.1*x + 0.2*x <= 0.3*x");
+  Eigen::VectorXd p = Eigen::VectorXd::Zero(7);
+  p[0] = x;
+  EXPECT_EQ(r.rows->violation(p), 0.0);
+  // A real excess still counts, however small against the terms' rounding it is not.
+  Instance one("x <= 1");
+  p[0] = 1.0 + 1e-9;
+  EXPECT_NEAR(one.rows->violation(p), 1e-9, 1e-15);
+  Instance big("x^2 <= 1e12");
+  p[0] = 1e6 * (1.0 + 1e-10);
+  EXPECT_GT(big.rows->violation(p), 100.0);
+}
+
 TEST(constraint_rows, describe_is_bounded) {
   std::string text = "x";
   for (int i = 0; i < 100; ++i) text += " + " + std::to_string(i + 1) + "*y";

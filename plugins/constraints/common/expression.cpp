@@ -512,27 +512,37 @@ class ExpressionParser {
   std::vector<ExprNode>* nodes_ = nullptr;
 };
 
-double ParsedConstraint::eval(int index, const Eigen::VectorXd& x) const {
+double ParsedConstraint::eval(int index, const Eigen::VectorXd& x, bool magnitude) const {
   const ExprNode& n = nodes_[static_cast<std::size_t>(index)];
   using Op = ExprNode::Op;
+  // With `magnitude`, every operand is taken by its absolute value and differences become sums:
+  // the size of the numbers the plain evaluation adds up, which bounds its rounding error.
   switch (n.op) {
-    case Op::Number: return n.number;
-    case Op::Coordinate: return x[n.coordinate];
+    case Op::Number: return magnitude ? std::abs(n.number) : n.number;
+    case Op::Coordinate: return magnitude ? std::abs(x[n.coordinate]) : x[n.coordinate];
     case Op::LogCoordinate: return std::exp(x[n.coordinate]);
-    case Op::Neg: return -eval(n.a, x);
-    case Op::Add: return eval(n.a, x) + eval(n.b, x);
-    case Op::Sub: return eval(n.a, x) - eval(n.b, x);
-    case Op::Mul: return eval(n.a, x) * eval(n.b, x);
-    case Op::Div: return eval(n.a, x) / eval(n.b, x);
-    case Op::Pow: return std::pow(eval(n.a, x), n.exponent);
+    case Op::Neg: return magnitude ? eval(n.a, x, true) : -eval(n.a, x, false);
+    case Op::Add: return eval(n.a, x, magnitude) + eval(n.b, x, magnitude);
+    case Op::Sub:
+      return magnitude ? eval(n.a, x, true) + eval(n.b, x, true)
+                       : eval(n.a, x, false) - eval(n.b, x, false);
+    case Op::Mul: return eval(n.a, x, magnitude) * eval(n.b, x, magnitude);
+    case Op::Div:
+      return eval(n.a, x, magnitude) /
+             (magnitude ? std::abs(eval(n.b, x, false)) : eval(n.b, x, false));
+    case Op::Pow: return std::pow(eval(n.a, x, magnitude), n.exponent);
   }
   return 0.0;
 }
 
 double ParsedConstraint::value(const Eigen::VectorXd& x) const {
-  const double l = eval(lhs_, x);
-  const double r = eval(rhs_, x);
+  const double l = eval(lhs_, x, false);
+  const double r = eval(rhs_, x, false);
   return flip_ ? r - l : l - r;
+}
+
+double ParsedConstraint::magnitude(const Eigen::VectorXd& x) const {
+  return eval(lhs_, x, true) + eval(rhs_, x, true);
 }
 
 std::string ParsedConstraint::normalized(const sdk::Space& space) const {

@@ -81,6 +81,10 @@ class ParsedConstraint {
   /// p at encoded point `x`, evaluated on the parse tree (so factored forms keep their
   /// accuracy) in user units: a log-scaled coordinate enters as exp(x_i). O(size of the text).
   double value(const Eigen::VectorXd& x) const;
+  /// The same evaluation with every operand and term taken by its absolute value: the scale
+  /// of value()'s rounding error (value() is exact up to a few ulps of this). O(size of the
+  /// text).
+  double magnitude(const Eigen::VectorXd& x) const;
   /// The expanded p.
   const Polynomial& polynomial() const noexcept { return polynomial_; }
   bool equality() const noexcept { return equality_; }
@@ -92,7 +96,7 @@ class ParsedConstraint {
 
  private:
   friend class ExpressionParser;
-  double eval(int node, const Eigen::VectorXd& x) const;
+  double eval(int node, const Eigen::VectorXd& x, bool magnitude) const;
 
   std::vector<ExprNode> nodes_;
   int lhs_ = -1;

@@ -21,6 +21,10 @@ namespace arbo::plugins {
 /// proposals, since equality rows can only be met up to rounding.
 inline constexpr double kProjectionTolerance = 1e-6;
 
+/// Relative rounding of a row's evaluation (about 450 ulps of the magnitude of its terms):
+/// `violation` ignores excesses below this times ParsedConstraint::magnitude.
+inline constexpr double kRowRounding = 1e-13;
+
 /// Lifts monomials of degree > 2 to quadratics: every product of two factors that is itself
 /// needed as a factor becomes an auxiliary variable w with the row `a*b - w == 0` and bounds
 /// from interval arithmetic over the point variables' bounds. Auxiliaries are shared between
@@ -51,7 +55,8 @@ bool is_positive_semidefinite(const std::vector<sdk::QuadTerm>& quad);
 /// parameter, the degree limit and whether a list of rows is allowed.
 ///
 /// - `violation(x)`: the worst row, max(0, p_k(x)) for inequalities and |p_k(x)| for
-///   equalities, evaluated exactly in user units (log-scaled coordinates decoded with exp).
+///   equalities, evaluated in user units (log-scaled coordinates decoded with exp); an excess
+///   within the evaluation's rounding (kRowRounding times the row's magnitude at x) is 0.
 /// - `formulate`: linear rows for degree <= 1; one quadratic row for higher degrees, with
 ///   monomials of degree > 2 lifted by `MonomialLifter`; a row is declared convex when it is a
 ///   "<=" row whose quadratic part is positive semidefinite. Rows over log-scaled parameters
