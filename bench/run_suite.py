@@ -429,12 +429,17 @@ class Runner:
             if st.get("state") == "error":
                 self.errors.append((j.method, j.problem, j.seed,
                                     f"exit {st.get('exit_code')}: {st.get('error', '')}"))
+        plots = self.write_outputs(jobs, run_seconds)
+        print(f"wrote {self.out / 'results.csv'}, {self.out / 'report.md'} and "
+              f"{len(plots)} plots ({time.perf_counter() - t0:.1f} s)", flush=True)
+
+    def write_outputs(self, jobs, run_seconds):
+        """results.csv, the plots and report.md from `jobs`; returns the plots."""
         results = self.collect(jobs)
         write_csv(self.out / "results.csv", results)
         plots = {} if self.args.no_plots else make_plots(self, results)
         write_report(self, jobs, results, plots, run_seconds)
-        print(f"wrote {self.out / 'results.csv'}, {self.out / 'report.md'} and "
-              f"{len(plots)} plots ({time.perf_counter() - t0:.1f} s)", flush=True)
+        return plots
 
     def report_only(self):
         """results.csv and report.md from the finished runs alone; runs nothing, takes no lock
@@ -445,10 +450,7 @@ class Runner:
         jobs = [j for j in self.jobs() if j.is_done(self.suite.budget)]
         print(f"suite {self.suite.name}: report from {len(jobs)} finished runs of "
               f"{len(self.jobs())}", flush=True)
-        results = self.collect(jobs)
-        write_csv(self.out / "results.csv", results)
-        plots = {} if self.args.no_plots else make_plots(self, results)
-        write_report(self, jobs, results, plots, None)
+        self.write_outputs(jobs, None)
         print(f"wrote {self.out / 'results.csv'} and {self.out / 'report.md'}", flush=True)
 
     def collect(self, jobs):

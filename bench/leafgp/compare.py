@@ -47,20 +47,18 @@ def main():
     for p in problems:
         ms = [m for m in methods if (p, m) in runs]
         E = min(max(e for e, _ in rows) for m in ms for rows in runs[(p, m)].values())
+        # Per method, each seed's best value within the first E evaluations.
+        finals_of[p] = {m: [min([b for e, b in rows if e <= E] or [math.inf])
+                            for rows in runs[(p, m)].values()] for m in ms}
         cells = []
         for m in methods:
-            if (p, m) not in runs:
+            finals = finals_of[p].get(m)
+            if finals is None:
                 cells.append("-")
                 continue
-            finals = []
-            for rows in runs[(p, m)].values():
-                upto = [b for e, b in rows if e <= E]
-                finals.append(min(upto) if upto else math.inf)
             med = q(finals, 0.5)
             cells.append(f"{med:.4g} [{q(finals, 0.25):.4g}, {q(finals, 0.75):.4g}] (n={len(finals)})")
         print(f"| {p} | {E} | " + " | ".join(cells) + " |")
-        finals_of[p] = {m: [min([b for e, b in rows if e <= E] or [math.inf])
-                            for rows in runs[(p, m)].values()] for m in ms}
     if not any("leaf_gp" in f for f in finals_of.values()):
         return
     from scipy.stats import mannwhitneyu
