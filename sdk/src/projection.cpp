@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "arbo/sdk/projection.hpp"
 
+#include <limits>
+
 #include <fmt/format.h>
+
+#include "arbo/sdk/error.hpp"
 
 namespace arbo::sdk {
 
@@ -36,8 +40,8 @@ bool can_formulate(const std::vector<const Constraint*>& constraints) {
 }
 
 bool project_onto_constraints(const Space& space, const std::vector<const Constraint*>& constraints,
-                              ModelSolver& solver, Eigen::VectorXd& x,
-                              const SolveOptions& options) {
+                              ModelSolver& solver, Eigen::VectorXd& x, const SolveOptions& options,
+                              const std::vector<Eigen::VectorXd>& feasible) {
   if (!can_formulate(constraints)) return false;
   Model model;
   const PointVariables pv = add_point_variables(model, space);
@@ -82,7 +86,20 @@ bool project_onto_constraints(const Space& space, const std::vector<const Constr
     }
   }
   model.set_objective(std::move(obj));
-  const SolveResult r = solver.solve(model, options);
+  SolveOptions with_starts = options;
+  for (const Eigen::VectorXd& f : feasible) {
+    if (static_cast<std::size_t>(f.size()) != space.size()) {
+      throw InvalidArgument(fmt::format(
+          "project_onto_constraints: a feasible point has {} coordinates, the space has {}",
+          f.size(), space.size()));
+    }
+    std::vector<double> start(model.num_variables(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      start[static_cast<std::size_t>(pv.x_vars[i])] = f[static_cast<Eigen::Index>(i)];
+    }
+    with_starts.starts.push_back(std::move(start));
+  }
+  const SolveResult r = solver.solve(model, with_starts);
   if ((r.status != SolveStatus::Optimal && r.status != SolveStatus::LimitReached) || r.x.empty()) {
     return false;
   }

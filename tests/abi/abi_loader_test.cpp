@@ -132,7 +132,9 @@ TEST(abi_loader, EachRejectionNamesThePathAndTheMismatch) {
   PluginRegistry registry;
   registry.load_directory(kPluginDir);
   const std::vector<ExpectedFailure> cases = {
-      {"bad_abi", {"ABI version mismatch", "plugin has 999, host expects 1"}},
+      {"bad_abi",
+       {"ABI version mismatch",
+        "plugin has 999, host expects " + std::to_string(ARBO_PLUGIN_ABI_VERSION)}},
       {"bad_size", {"struct size", std::to_string(sizeof(arbo_plugin_header_v1) + 8)}},
       {"bad_fingerprint",
        {"fingerprint", "gcc-0;libstdc++-cxx11abi0", arbo::sdk::kBuildFingerprint}},
@@ -166,7 +168,8 @@ TEST(abi_loader, ExactAbiMessage) {
   ASSERT_EQ(registry.failures().size(), 1u);
   EXPECT_EQ(registry.failures()[0].message,
             "plugin " + plugin("bad_abi").string() +
-                " rejected: ABI version mismatch: plugin has 999, host expects 1");
+                " rejected: ABI version mismatch: plugin has 999, host expects " +
+                std::to_string(ARBO_PLUGIN_ABI_VERSION));
   EXPECT_TRUE(registry.components().empty());
 }
 

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Nonconvex models: McCormick relaxations with spatial branching reach literature optima.
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include <arbo/sdk/model_io.hpp>
 
 #include "bnb.hpp"
 #include "model_families.hpp"
@@ -63,6 +69,64 @@ TEST(glpk_bnb_nonconvex, cancellation_stops_with_a_valid_bound) {
   if (!r.x.empty()) {
     EXPECT_GE(r.objective, p.optimum - 1e-5);
   }
+}
+
+// min x + y subject to x y = 3 on [0.5, 4]^2: the optimum is x = y = sqrt(3).
+sdk::Model hyperbola() {
+  sdk::Model m;
+  const int x = m.add_variable("x", sdk::VarType::Continuous, 0.5, 4);
+  const int y = m.add_variable("y", sdk::VarType::Continuous, 0.5, 4);
+  m.add_quadratic_row({"xy", {{x, y, 1.0}}, {}, sdk::RowSense::Equal, 3.0});
+  m.set_objective({sdk::ObjectiveSense::Minimize, {{x, 1.0}, {y, 1.0}}, {}, 0.0});
+  return m;
+}
+
+TEST(glpk_bnb_nonconvex, a_partial_start_is_completed_into_the_first_incumbent) {
+  const sdk::Model m = hyperbola();
+  plugins::glpk::BnbConfig cfg;
+  std::vector<std::string> lines;
+  cfg.log = [&lines](sdk::LogLevel, std::string_view line) { lines.emplace_back(line); };
+  auto from_start = [&lines] {
+    for (const std::string& l : lines) {
+      if (l.find("from a start after 0 nodes") != std::string::npos) return true;
+    }
+    return false;
+  };
+  sdk::SolveOptions o;
+  // x = 1 fixed, y left to the solver: completed to y = 3, objective 4.
+  o.starts = {{1.0, std::nan("")}};
+  sdk::SolveResult r = solve_model(m, o, cfg);
+  ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
+  EXPECT_NEAR(r.objective, 2.0 * std::sqrt(3.0), 1e-3);
+  EXPECT_TRUE(from_start());
+
+  // A start outside the bounds is skipped; the solve goes on without it.
+  lines.clear();
+  o.starts = {{10.0, std::nan("")}};
+  r = solve_model(m, o, cfg);
+  ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
+  EXPECT_FALSE(from_start());
+
+  o.starts = {{1.0}};
+  EXPECT_THROW(solve_model(m, o, cfg), sdk::InvalidArgument);
+}
+
+// The projection of a LEAF-GP cell centre onto Alkylation's 14 polynomial rows (lifted to
+// products with bounds up to 2.6e8), dumped from a study. Its root LP used to fail
+// numerically once cuts were added (cuts and rewritten McCormick rows kept GLPK's scale
+// factors of 1), and the search ended after one node without a point.
+TEST(glpk_bnb_nonconvex, badly_scaled_alkylation_projection_finds_a_point) {
+  std::ifstream in(GLPK_BNB_DATA_DIR "/alkylation_projection.lp");
+  ASSERT_TRUE(in) << GLPK_BNB_DATA_DIR;
+  std::stringstream text;
+  text << in.rdbuf();
+  const sdk::Model m = sdk::read_lp(text.str());
+  sdk::SolveOptions o;
+  o.node_limit = 300;
+  const sdk::SolveResult r = solve_model(m, o);
+  ASSERT_FALSE(r.x.empty()) << r.message;
+  EXPECT_LE(m.evaluate(r.x).max_violation(), o.feasibility_tolerance);
+  EXPECT_LE(r.best_bound, r.objective + 1e-9);
 }
 
 TEST(glpk_bnb_nonconvex, bilinear_term_needs_bounds) {

@@ -113,6 +113,26 @@ TEST(glpk_bnb_plugin, maximizes_a_formulated_acquisition_under_a_constraint) {
   EXPECT_TRUE(glpk_logged);
 }
 
+TEST(glpk_bnb_plugin, a_feasible_observation_is_the_solves_start) {
+  Solver s(mixed());
+  Bowl acq;
+  SumBound con;
+  Dataset data;
+  data.reset(2, {});
+  data.append(Eigen::Vector2d(0.9, 3.0), 1.0, Eigen::VectorXd());  // violates x0 + x1 <= 2.1
+  data.append(Eigen::Vector2d(0.5, 1.0), 1.0, Eigen::VectorXd());  // value 3.96
+  data.append(Eigen::Vector2d(0.0, 0.0), 1.0, Eigen::VectorXd());  // value 0.91
+  const Proposal p = s.inner->maximize(SolveRequest{&acq, s.space, {&con}, data});
+  ASSERT_TRUE(p.found) << p.note;
+  EXPECT_NEAR(p.x[0], 0.1, 1e-6);
+  EXPECT_EQ(p.x[1], 2.0);
+  // The best feasible observation by acquisition value, (0.5, 1), was the first incumbent.
+  bool started = false;
+  for (const std::string& line : s.ctx.logs())
+    started |= line.find("incumbent 3.96 from a start") != std::string::npos;
+  EXPECT_TRUE(started);
+}
+
 TEST(glpk_bnb_plugin, without_acquisition_returns_a_feasible_point) {
   Solver s(mixed());
   SumBound con;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "arbo/sdk/error.hpp"
 #include "arbo/sdk/projection.hpp"
 
 namespace arbo::sdk {
@@ -145,6 +146,31 @@ TEST(Projection, DefaultOptionsBoundTheSolveAndAFeasibleIncumbentIsTaken) {
   x << 4, 4;
   ASSERT_TRUE(project_onto_constraints(space, {&sum}, solver, x, mine));
   EXPECT_EQ(solver.seen.time_limit_seconds, 0.5);
+  EXPECT_TRUE(solver.seen.starts.empty());
+}
+
+TEST(Projection, FeasiblePointsBecomeTheSolvesStarts) {
+  // A categorical adds a "changed" binary after the point's variables: the start leaves it,
+  // like every variable that is not a coordinate, to the solver (NaN).
+  const Space space({Parameter::integer("a", 0, 4), Parameter::categorical("c", {"u", "v"}),
+                     Parameter::integer("b", 0, 4)});
+  SumAtMost sum(5.0);
+  StopsAtFirstPoint solver;
+  Eigen::VectorXd x(3), known(3);
+  x << 4, 1, 4;
+  known << 2, 0, 3;
+  ASSERT_TRUE(
+      project_onto_constraints(space, {&sum}, solver, x, default_projection_options(), {known}));
+  ASSERT_EQ(solver.seen.starts.size(), 1u);
+  const std::vector<double>& start = solver.seen.starts[0];
+  ASSERT_EQ(start.size(), 4u);
+  EXPECT_EQ(start[0], 2.0);
+  EXPECT_EQ(start[1], 0.0);
+  EXPECT_EQ(start[2], 3.0);
+  EXPECT_TRUE(std::isnan(start[3]));
+  EXPECT_THROW(project_onto_constraints(space, {&sum}, solver, x, default_projection_options(),
+                                        {Eigen::VectorXd::Zero(2)}),
+               InvalidArgument);
 }
 
 }  // namespace

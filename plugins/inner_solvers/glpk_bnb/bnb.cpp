@@ -118,6 +118,10 @@ class Search {
          const BnbConfig& config, GlpkSession& session)
       : model_(model), P_(prep), opt_(options), cfg_(config), session_(session), lp_(session) {}
 
+  // Points over the model's variables offered as incumbents before the root (completed
+  // starts, see solve_model).
+  void offer(const std::vector<double>& x) { offered_.push_back(x); }
+
   sdk::SolveResult run();
 
  private:
@@ -208,6 +212,7 @@ class Search {
   std::vector<int> cut_age_;  // per cut row (from cut_first_), see age_cuts
   std::vector<double> x_, d_, xs_, lo_buf_, up_buf_;
   std::vector<char> mark_;
+  std::vector<std::vector<double>> offered_;
   Clock::time_point last_log_ = Clock::now();
 };
 
@@ -444,9 +449,26 @@ LpStatus Search::solve_relaxation(bool root, double& obj) {
     // LP/NLP-based branch-and-bound: while integers are fractional the node is split anyway,
     // so a few rounds suffice; cuts are driven to convergence only at integral points.
     if (round >= (root ? kRootFracRounds : kNodeFracRounds) && has_fractional(x_)) break;
+    const int rows_before = lp_.num_rows();
     if (add_cuts(x_, std::isfinite(inc_obj_) ? inc_obj_ : obj) == 0) break;
     if (elapsed() >= opt_.time_limit_seconds) return LpStatus::TimeLimit;
     st = lp_.solve(ms_left());
+    if (st == LpStatus::Failed) {
+      // This round's cuts made the LP numerically unsolvable (Alkylation's lifted rows span
+      // ten orders of magnitude). Cuts only tighten, so the LP without them is still a valid
+      // relaxation: drop them and let the previous round's solution and bound stand.
+      std::vector<int> added;
+      for (int r = rows_before; r < lp_.num_rows(); ++r) added.push_back(r);
+      lp_.delete_rows(std::move(added));
+      cut_age_.resize(static_cast<std::size_t>(rows_before - cut_first_));
+      ++layout_;
+      st = lp_.solve(ms_left());
+      if (st == LpStatus::Optimal) {
+        lp_.primal(x_);
+        obj = lp_.objective() + P_.cost_const;
+      }
+      break;
+    }
   }
   return st;
 }
@@ -1062,6 +1084,7 @@ sdk::SolveResult Search::run() {
     v->assign(static_cast<std::size_t>(P_.ncols), 0.0);
   }
   build_lp();
+  for (const auto& x : offered_) consider(x, "a start");
 
   std::vector<Node> children;
   Node root;
@@ -1178,6 +1201,51 @@ void check_options(const sdk::SolveOptions& o) {
   if (o.node_limit < -1) bad(fmt::format("node_limit must be >= -1, got {}", o.node_limit));
 }
 
+// Starts get at most this share of the time limit, and each completion this many nodes.
+constexpr double kStartTimeShare = 0.1;
+constexpr std::int64_t kStartNodes = 100;
+
+// Completes each start of `options` into a point over all of the model's variables: the given
+// entries are fixed (integers rounded; a start outside a bound is skipped) and a short search
+// over the copy fills in the rest (auxiliary variables, tree leaves, lifted products). Run
+// before the main search because a GLPK session cannot be nested.
+std::vector<std::vector<double>> complete_starts(const sdk::Model& model,
+                                                 const sdk::SolveOptions& options,
+                                                 const BnbConfig& config) {
+  std::vector<std::vector<double>> out;
+  if (options.starts.empty()) return out;
+  const auto start = Clock::now();
+  const double budget = kStartTimeShare * options.time_limit_seconds;
+  const double tol = options.feasibility_tolerance;
+  for (std::size_t k = 0; k < options.starts.size(); ++k) {
+    const std::vector<double>& s = options.starts[k];
+    if (s.size() != model.num_variables()) {
+      throw sdk::InvalidArgument(
+          fmt::format("glpk_bnb: start {} has {} entries, the model has {} variables", k, s.size(),
+                      model.num_variables()));
+    }
+    const double left = budget - std::chrono::duration<double>(Clock::now() - start).count();
+    if (left <= 0) break;
+    sdk::Model fixed = model;
+    bool inside = true;
+    for (std::size_t j = 0; j < s.size() && inside; ++j) {
+      if (std::isnan(s[j])) continue;
+      sdk::Variable& v = fixed.variable(static_cast<int>(j));
+      const double x = v.type == sdk::VarType::Continuous ? s[j] : std::round(s[j]);
+      inside = x >= v.lower - tol && x <= v.upper + tol;
+      v.lower = v.upper = std::clamp(x, v.lower, v.upper);
+    }
+    if (!inside) continue;
+    sdk::SolveOptions sub = options;
+    sub.starts.clear();
+    sub.time_limit_seconds = left;
+    sub.node_limit = kStartNodes;
+    const sdk::SolveResult r = solve_model(fixed, sub, config);
+    if (!r.x.empty()) out.push_back(r.x);
+  }
+  return out;
+}
+
 }  // namespace
 
 sdk::SolveResult solve_model(const sdk::Model& model, const sdk::SolveOptions& options,
@@ -1188,6 +1256,7 @@ sdk::SolveResult solve_model(const sdk::Model& model, const sdk::SolveOptions& o
   if (pure_milp && config.milp_method == MilpMethod::Intopt) {
     return solve_milp_intopt(model, options, config);
   }
+  const std::vector<std::vector<double>> completed = complete_starts(model, options, config);
   Prepared prep = prepare(model);
   if (prep.infeasible) {
     sdk::SolveResult res;
@@ -1201,8 +1270,14 @@ sdk::SolveResult solve_model(const sdk::Model& model, const sdk::SolveOptions& o
   GlpkSession session([&config](std::string_view line) {
     if (config.log) config.log(sdk::LogLevel::Debug, fmt::format("glpk: {}", line));
   });
-  Search search(model, prep, options, config, session);
-  return search.run();
+  sdk::SolveOptions main = options;
+  const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+  main.time_limit_seconds = std::max(options.time_limit_seconds - spent, 1e-3);
+  Search search(model, prep, main, config, session);
+  for (const auto& x : completed) search.offer(x);
+  sdk::SolveResult res = search.run();
+  res.seconds += spent;
+  return res;
 }
 
 }  // namespace arbo::plugins::glpk

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,40 @@ glpk::MilpMethod milp_method(const std::string& name) {
   if (name == "bnb") return glpk::MilpMethod::BranchAndBound;
   if (name == "intopt") return glpk::MilpMethod::Intopt;
   return glpk::MilpMethod::Auto;
+}
+
+// The solve's start: of the observed and pending points that satisfy the known constraints,
+// the one with the best acquisition value, over the point's variables (NaN elsewhere). With
+// nonconvex known constraints (Alkylation) the search may otherwise find no feasible point at
+// all; any observation is one, in whatever cell it lies.
+std::vector<std::vector<double>> observed_start(const sdk::SolveRequest& request,
+                                                const sdk::Model& model,
+                                                const sdk::PointVariables& point) {
+  std::optional<Eigen::VectorXd> best;
+  double best_value = -std::numeric_limits<double>::infinity();
+  auto offer = [&](const Eigen::MatrixXd& X) {
+    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+      const Eigen::VectorXd x = X.row(i).transpose();
+      bool feasible = true;
+      for (const sdk::Constraint* c : request.constraints) {
+        feasible = feasible && c->violation(x) <= 0.0;
+      }
+      if (!feasible) continue;
+      const double v = request.acquisition != nullptr ? request.acquisition->value(x) : 0.0;
+      if (!best || v > best_value) {
+        best = x;
+        best_value = v;
+      }
+    }
+  };
+  offer(request.data.X);
+  offer(request.data.X_pending);
+  if (!best) return {};
+  std::vector<double> start(model.num_variables(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < point.x_vars.size(); ++i) {
+    start[static_cast<std::size_t>(point.x_vars[i])] = (*best)[static_cast<Eigen::Index>(i)];
+  }
+  return {start};
 }
 
 }  // namespace
@@ -155,8 +191,10 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
     f->formulate(model, point);
   }
 
-  sdk::SolveResult res = solve(model, options_);
-  sdk::SolveOptions longer = options_;
+  sdk::SolveOptions options = options_;
+  options.starts = observed_start(request, model, point);
+  sdk::SolveResult res = solve(model, options);
+  sdk::SolveOptions longer = options;
   for (std::int64_t k = 0; k < no_incumbent_retries_ && res.x.empty() &&
                            res.status == sdk::SolveStatus::LimitReached && !ctx_.cancelled();
        ++k) {

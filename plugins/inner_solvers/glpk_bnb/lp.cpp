@@ -113,11 +113,22 @@ void Lp::set_rows(const std::vector<int>& which, const std::vector<SparseRow>& r
   double* val = val_.data();
   const double* l = lo.data();
   const double* u = up.data();
+  const double* sjj = col_scale_.empty() ? nullptr : col_scale_.data();
   session_.run("setting rows", [=]() noexcept {
     for (int k = 0; k < n; ++k) {
       const int i = w[k] + 1;
       // glp_set_mat_row reads ind[1..len], so pass the buffer shifted to this row's start.
       glp_set_mat_row(p, i, s[k + 1] - s[k], ind + s[k], val + s[k]);
+      if (sjj != nullptr) {
+        // Cuts and McCormick envelopes change after scale(): a row keeping a stale factor
+        // (or GLPK's 1 for a new row) can span ten orders of magnitude (Alkylation's lifted
+        // products), which left bases with condition numbers near 1e14.
+        double big = 0.0;
+        for (int t = s[k] + 1; t <= s[k + 1]; ++t) {
+          big = std::max(big, std::abs(val[t]) * sjj[ind[t] - 1]);
+        }
+        glp_set_rii(p, i, big > 0.0 ? 1.0 / big : 1.0);
+      }
       glp_set_row_bnds(p, i, bound_type(l[k], u[k]), finite_or_zero(l[k]), finite_or_zero(u[k]));
     }
   });
@@ -155,7 +166,13 @@ void Lp::set_col_bounds(const std::vector<int>& which, const std::vector<double>
 void Lp::scale() {
   check_alive();
   glp_prob* p = prob_;
-  session_.run("scaling", [=]() noexcept { glp_scale_prob(p, GLP_SF_AUTO); });
+  const int n = cols_;
+  col_scale_.assign(static_cast<std::size_t>(n), 1.0);
+  double* sjj = col_scale_.data();
+  session_.run("scaling", [=]() noexcept {
+    glp_scale_prob(p, GLP_SF_AUTO);
+    for (int j = 0; j < n; ++j) sjj[j] = glp_get_sjj(p, j + 1);
+  });
 }
 
 LpStatus Lp::solve(double time_limit_ms, int iteration_limit) {
@@ -173,7 +190,11 @@ LpStatus Lp::solve(double time_limit_ms, int iteration_limit) {
     parm.msg_lev = GLP_MSG_OFF;
     parm.meth = GLP_DUALP;
     parm.tm_lim = tm_lim;
-    if (iteration_limit > 0) parm.it_lim = iteration_limit;
+    // Without a limit of the caller's, a cap far above any healthy solve (LEAF-GP nodes take
+    // about 100 iterations, their roots a few thousand): under numerical instability GLPK's
+    // simplex can cycle without end, and a solve without a time limit (a node-limited one)
+    // then never returned. The node is then treated like a numerical failure.
+    parm.it_lim = iteration_limit > 0 ? iteration_limit : 10000 + 50 * (rows_ + cols_);
     if (glp_get_num_rows(p) > 0 && !glp_bf_exists(p)) {
       // A basis that cannot be factorized (rows deleted, statuses restored from another
       // node) is replaced rather than failing the solve.

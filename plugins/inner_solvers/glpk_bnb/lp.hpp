@@ -58,12 +58,15 @@ class Lp {
   /// Sets the bounds of the listed columns.
   void set_col_bounds(const std::vector<int>& which, const std::vector<double>& lo,
                       const std::vector<double>& up);
-  /// Scales the problem (GLPK's automatic choice); call once after building.
+  /// Scales the problem (GLPK's automatic choice); call once after building. Rows set or
+  /// appended afterwards are scaled to a largest coefficient of 1 under the column scales
+  /// chosen here.
   void scale();
 
   /// Solves from the current basis: dual simplex (the usual case after bound changes and new
   /// rows), falling back to primal simplex and to a fresh basis when the basis is unusable.
-  /// `time_limit_ms` < 0: none. `iteration_limit` > 0 stops the dual simplex after that many
+  /// `time_limit_ms` < 0: none. Every solve stops after 10,000 + 50 x (rows + columns)
+  /// simplex iterations (IterationLimit) unless `iteration_limit` > 0 stops it after that many
   /// iterations (no fallback to the primal simplex then).
   LpStatus solve(double time_limit_ms, int iteration_limit = -1);
   /// Objective value, primal values, reduced costs and basis of the last optimal solve.
@@ -84,6 +87,8 @@ class Lp {
   int rows_ = 0;
   int cols_ = 0;
   std::int64_t iterations_ = 0;
+  // Column scale factors of scale(), 0-based; empty before it.
+  std::vector<double> col_scale_;
   // Scratch arrays in GLPK's 1-based layout, reused between calls.
   mutable std::vector<int> ind_;
   mutable std::vector<double> val_;

@@ -150,7 +150,7 @@ sdk::FormulatesSurrogate::Output TreeGp::formulate(sdk::Model& model,
 
 bool TreeGp::project_in_cell(const Cell& cell,
                              const std::vector<const sdk::Constraint*>& constraints,
-                             Eigen::VectorXd& x) const {
+                             Eigen::VectorXd& x, const Eigen::VectorXd* start) const {
   sdk::ModelSolver* solver = ctx_.model_solver();
   if (solver == nullptr || !sdk::can_formulate(constraints)) return false;
   // The cell as a space of its own (bounds narrowed, widened by box_widening, conditions
@@ -194,7 +194,13 @@ bool TreeGp::project_in_cell(const Cell& cell,
     const sdk::Space cell_space(std::move(params));
     sdk::SolveOptions options;
     options.time_limit_seconds = projection_time_limit_;
-    if (!sdk::project_onto_constraints(cell_space, constraints, *solver, y, options)) return false;
+    // The solver's point lies in the cell and satisfies the constraints: a start that makes
+    // the projection's search feasible from its first node (Alkylation's polynomial rows).
+    std::vector<Eigen::VectorXd> feasible;
+    if (start != nullptr) feasible.push_back(*start);
+    if (!sdk::project_onto_constraints(cell_space, constraints, *solver, y, options, feasible)) {
+      return false;
+    }
   } catch (const sdk::Error& e) {
     ctx_.debug("tree_gp: projection inside the cell failed: {}", e.what());
     return false;
@@ -219,7 +225,12 @@ bool TreeGp::decode(const sdk::Model& model, const sdk::PointVariables& point,
   Eigen::VectorXd centre = tree_gp::cell_centre(space_, cell, ctx_.rng());
   bool feasible = true;
   for (const sdk::Constraint* c : constraints) feasible = feasible && c->violation(centre) <= 0.0;
-  if (!feasible && !project_in_cell(cell, constraints, centre)) {
+  bool solver_point_feasible = true;
+  for (const sdk::Constraint* c : constraints) {
+    solver_point_feasible = solver_point_feasible && c->violation(x) <= 0.0;
+  }
+  if (!feasible &&
+      !project_in_cell(cell, constraints, centre, solver_point_feasible ? &x : nullptr)) {
     ctx_.debug(
         "tree_gp: the cell centre violates the known constraints and its projection "
         "failed; proposing the solver's point of the cell");

@@ -36,9 +36,11 @@ class TreeGp final : public sdk::Surrogate,
   const tree_gp::TreeKernelGp& gp() const noexcept { return gp_; }
 
  private:
+  // Projects x onto the known constraints within the cell; `start`, if given, is a point of
+  // the cell known to satisfy them.
   bool project_in_cell(const tree_gp::Cell& cell,
-                       const std::vector<const sdk::Constraint*>& constraints,
-                       Eigen::VectorXd& x) const;
+                       const std::vector<const sdk::Constraint*>& constraints, Eigen::VectorXd& x,
+                       const Eigen::VectorXd* start) const;
   bool is_observed(const Eigen::VectorXd& x) const;
 
   sdk::Context& ctx_;

@@ -141,6 +141,15 @@ struct SolveOptions {
   double feasibility_tolerance = 1e-6;
   double time_limit_seconds = kInfinity;
   std::int64_t node_limit = -1;  ///< -1: none
+  /// Starting points ("MIP starts"), each with one entry per model variable; NaN leaves a
+  /// variable to the solver. A solver may take them as its first incumbents (`glpk_bnb`
+  /// completes each one by a short search with its given variables fixed, at most a tenth of
+  /// the time limit in all). They change how fast a solve goes, never what it certifies; a
+  /// start that violates a bound or row is skipped. Typical use: feasible observations, so
+  /// that a model whose feasible set is hard to find (nonconvex known constraints) has an
+  /// incumbent from the first node.
+  /// @throws InvalidArgument (from the solver) when a start has the wrong number of entries.
+  std::vector<std::vector<double>> starts;
 };
 
 /// Result of a model solve, with its optimality certificate.

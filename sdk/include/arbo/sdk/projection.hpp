@@ -40,12 +40,17 @@ ARBO_SDK_API SolveOptions default_projection_options();
 /// one MIQCP with `solver`; the result is snapped onto the space. Conditional (inactive)
 /// coordinates are treated like active ones.
 /// When `options` stop the solve early, the best feasible point found is taken.
+/// `feasible` are encoded points of `space` known to satisfy the constraints (a solver's
+/// point, observations); they become the solve's starts (`SolveOptions::starts`), so that a
+/// nonconvex feasible set the solver cannot find a point of on its own still yields one.
 /// @return false (x unchanged) when a constraint cannot formulate itself, or the model is
 ///         infeasible or the solver finds no point; true otherwise.
+/// @throws InvalidArgument when a point of `feasible` does not have the dimension of `space`.
 /// Complexity: one model solve with d (+ number of categoricals) variables plus the
 /// constraints' rows.
 ARBO_SDK_API bool project_onto_constraints(
     const Space& space, const std::vector<const Constraint*>& constraints, ModelSolver& solver,
-    Eigen::VectorXd& x, const SolveOptions& options = default_projection_options());
+    Eigen::VectorXd& x, const SolveOptions& options = default_projection_options(),
+    const std::vector<Eigen::VectorXd>& feasible = {});
 
 }  // namespace arbo::sdk

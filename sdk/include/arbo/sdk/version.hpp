@@ -12,7 +12,7 @@
 /// Monotonically increasing integer. Bump it on ANY change to `arbo_plugin_header_v1`, the
 /// entry signature, `ComponentInfo`/`PluginTable`, or the layout or set of virtual functions of
 /// any SDK interface class. The kernel requires equality.
-#define ARBO_PLUGIN_ABI_VERSION 1
+#define ARBO_PLUGIN_ABI_VERSION 2
 
 #define ARBO_DETAIL_STR2(x) #x
 #define ARBO_DETAIL_STR(x) ARBO_DETAIL_STR2(x)
