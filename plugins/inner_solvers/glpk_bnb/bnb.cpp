@@ -1272,6 +1272,10 @@ sdk::SolveResult solve_model(const sdk::Model& model, const sdk::SolveOptions& o
   });
   sdk::SolveOptions main = options;
   const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!options.starts.empty() && config.log) {
+    config.log(sdk::LogLevel::Debug, fmt::format("glpk_bnb: {} of {} starts completed in {:.3f} s",
+                                                 completed.size(), options.starts.size(), spent));
+  }
   main.time_limit_seconds = std::max(options.time_limit_seconds - spent, 1e-3);
   Search search(model, prep, main, config, session);
   for (const auto& x : completed) search.offer(x);
