@@ -90,13 +90,25 @@ class Opaque final : public Constraint {
 
 Space mixed() { return Space({Parameter::real("a", 0, 1), Parameter::integer("n", 0, 5)}); }
 
-TEST(glpk_bnb_plugin, maximizes_a_formulated_acquisition_under_a_constraint) {
-  Solver s(mixed());
+// The bowl maximized under x0 + x1 <= 2.1 on mixed(), with the observations in `data`.
+struct BowlUnderSum {
+  BowlUnderSum() { data.reset(2, {}); }
+  Proposal solve() { return s.inner->maximize(SolveRequest{&acq, s.space, {&con}, data}); }
+  bool logged(const std::string& fragment) const {
+    for (const std::string& line : s.ctx.logs()) {
+      if (line.find(fragment) != std::string::npos) return true;
+    }
+    return false;
+  }
+  Solver s{mixed()};
   Bowl acq;
   SumBound con;
   Dataset data;
-  data.reset(2, {});
-  const Proposal p = s.inner->maximize(SolveRequest{&acq, s.space, {&con}, data});
+};
+
+TEST(glpk_bnb_plugin, maximizes_a_formulated_acquisition_under_a_constraint) {
+  BowlUnderSum b;
+  const Proposal p = b.solve();
   ASSERT_TRUE(p.found) << p.note;
   // n is integer and x0 + n <= 2.1: n = 2 with x0 = 0.1 (value 4.96) beats n = 1 with
   // x0 = 0.3 (value 4).
@@ -107,30 +119,22 @@ TEST(glpk_bnb_plugin, maximizes_a_formulated_acquisition_under_a_constraint) {
   EXPECT_EQ(p.certificate->status, SolveStatus::Optimal);
   EXPECT_GE(p.certificate->best_bound, p.value - 1e-3);
   // GLPK's terminal output reaches the Context's log instead of stdout.
-  bool glpk_logged = false;
-  for (const std::string& line : s.ctx.logs())
-    glpk_logged |= line.find("glpk: ") != std::string::npos;
-  EXPECT_TRUE(glpk_logged);
+  EXPECT_TRUE(b.logged("glpk: "));
+  // No observation, no start.
+  EXPECT_FALSE(b.logged("from a start"));
 }
 
 TEST(glpk_bnb_plugin, a_feasible_observation_is_the_solves_start) {
-  Solver s(mixed());
-  Bowl acq;
-  SumBound con;
-  Dataset data;
-  data.reset(2, {});
-  data.append(Eigen::Vector2d(0.9, 3.0), 1.0, Eigen::VectorXd());  // violates x0 + x1 <= 2.1
-  data.append(Eigen::Vector2d(0.5, 1.0), 1.0, Eigen::VectorXd());  // value 3.96
-  data.append(Eigen::Vector2d(0.0, 0.0), 1.0, Eigen::VectorXd());  // value 0.91
-  const Proposal p = s.inner->maximize(SolveRequest{&acq, s.space, {&con}, data});
+  BowlUnderSum b;
+  b.data.append(Eigen::Vector2d(0.9, 3.0), 1.0, Eigen::VectorXd());  // violates x0 + x1 <= 2.1
+  b.data.append(Eigen::Vector2d(0.5, 1.0), 1.0, Eigen::VectorXd());  // value 3.96
+  b.data.append(Eigen::Vector2d(0.0, 0.0), 1.0, Eigen::VectorXd());  // value 0.91
+  const Proposal p = b.solve();
   ASSERT_TRUE(p.found) << p.note;
   EXPECT_NEAR(p.x[0], 0.1, 1e-6);
   EXPECT_EQ(p.x[1], 2.0);
   // The best feasible observation by acquisition value, (0.5, 1), was the first incumbent.
-  bool started = false;
-  for (const std::string& line : s.ctx.logs())
-    started |= line.find("incumbent 3.96 from a start") != std::string::npos;
-  EXPECT_TRUE(started);
+  EXPECT_TRUE(b.logged("incumbent 3.96 from a start"));
 }
 
 TEST(glpk_bnb_plugin, without_acquisition_returns_a_feasible_point) {
