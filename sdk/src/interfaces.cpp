@@ -57,6 +57,14 @@ void Acquisition::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const {
 
 std::string Constraint::describe() const { return "known constraint"; }
 
+bool satisfies(const std::vector<const Constraint*>& constraints, const Eigen::VectorXd& x,
+               double tolerance) {
+  for (const Constraint* c : constraints) {
+    if (!(c->violation(x) <= tolerance)) return false;  // NaN counts as violated
+  }
+  return true;
+}
+
 std::vector<std::string> Problem::constraint_names() const { return {}; }
 
 const char* to_string(Kind kind) noexcept {

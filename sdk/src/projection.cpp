@@ -26,6 +26,19 @@ PointVariables add_point_variables(Model& model, const Space& space) {
   return pv;
 }
 
+std::vector<double> point_start(const Model& model, const PointVariables& point,
+                                const Eigen::VectorXd& x) {
+  if (static_cast<std::size_t>(x.size()) != point.x_vars.size()) {
+    throw InvalidArgument(fmt::format("a start point has {} coordinates, the model's point has {}",
+                                      x.size(), point.x_vars.size()));
+  }
+  std::vector<double> start(model.num_variables(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < point.x_vars.size(); ++i) {
+    start[static_cast<std::size_t>(point.x_vars[i])] = x[static_cast<Eigen::Index>(i)];
+  }
+  return start;
+}
+
 SolveOptions default_projection_options() {
   SolveOptions options;
   options.time_limit_seconds = kDefaultProjectionSeconds;
@@ -87,18 +100,7 @@ bool project_onto_constraints(const Space& space, const std::vector<const Constr
   }
   model.set_objective(std::move(obj));
   SolveOptions with_starts = options;
-  for (const Eigen::VectorXd& f : feasible) {
-    if (static_cast<std::size_t>(f.size()) != space.size()) {
-      throw InvalidArgument(fmt::format(
-          "project_onto_constraints: a feasible point has {} coordinates, the space has {}",
-          f.size(), space.size()));
-    }
-    std::vector<double> start(model.num_variables(), std::numeric_limits<double>::quiet_NaN());
-    for (std::size_t i = 0; i < space.size(); ++i) {
-      start[static_cast<std::size_t>(pv.x_vars[i])] = f[static_cast<Eigen::Index>(i)];
-    }
-    with_starts.starts.push_back(std::move(start));
-  }
+  for (const Eigen::VectorXd& f : feasible) with_starts.starts.push_back(point_start(model, pv, f));
   const SolveResult r = solver.solve(model, with_starts);
   if ((r.status != SolveStatus::Optimal && r.status != SolveStatus::LimitReached) || r.x.empty()) {
     return false;

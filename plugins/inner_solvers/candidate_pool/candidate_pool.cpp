@@ -67,7 +67,7 @@ sdk::Proposal CandidatePool::maximize(const sdk::SolveRequest& request) {
         // Snap so that the scored point is the point the kernel will store (inactive
         // coordinates at their defaults, integers on their grid).
         request.space.snap(x_);
-        if (!FeasibleSampler::satisfies(request.constraints, x_)) continue;
+        if (!sdk::satisfies(request.constraints, x_)) continue;
         pool_.row(filled_++) = x_.transpose();
       }
     }

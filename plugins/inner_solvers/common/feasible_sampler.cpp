@@ -22,14 +22,6 @@ double FeasibleSampler::violation(const std::vector<const sdk::Constraint*>& con
   return total;
 }
 
-bool FeasibleSampler::satisfies(const std::vector<const sdk::Constraint*>& constraints,
-                                const Eigen::VectorXd& x, double tolerance) {
-  for (const sdk::Constraint* c : constraints) {
-    if (!(c->violation(x) <= tolerance)) return false;  // NaN counts as violated
-  }
-  return true;
-}
-
 void FeasibleSampler::draw_uniform(const sdk::Space& space) {
   // resize() is a no-op at the same size, so this allocates only when the space changes.
   u_.resize(static_cast<Eigen::Index>(space.size()));
@@ -45,7 +37,7 @@ double FeasibleSampler::draw(const sdk::SolveRequest& request) {
 
 bool FeasibleSampler::draw_feasible(const sdk::SolveRequest& request) {
   draw_uniform(request.space);
-  return satisfies(request.constraints, x_);
+  return sdk::satisfies(request.constraints, x_);
 }
 
 bool FeasibleSampler::draw_projected(const sdk::SolveRequest& request) {
@@ -54,7 +46,7 @@ bool FeasibleSampler::draw_projected(const sdk::SolveRequest& request) {
   draw_uniform(request.space);
   if (!sdk::project_onto_constraints(request.space, request.constraints, *solver, x_)) return false;
   // The projection is feasible up to the solver's tolerance; accept it on the same terms.
-  return satisfies(request.constraints, x_, kProjectionTolerance);
+  return sdk::satisfies(request.constraints, x_, kProjectionTolerance);
 }
 
 bool FeasibleSampler::can_project(const sdk::SolveRequest& request, std::int64_t projections) {

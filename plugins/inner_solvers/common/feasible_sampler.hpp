@@ -73,11 +73,6 @@ class FeasibleSampler {
   static double violation(const std::vector<const sdk::Constraint*>& constraints,
                           const Eigen::VectorXd& x);
 
-  /// True when every constraint's violation at `x` is <= `tolerance` (a NaN violation fails).
-  /// Stops at the first failing constraint: at most one `Constraint::violation` call each.
-  static bool satisfies(const std::vector<const sdk::Constraint*>& constraints,
-                        const Eigen::VectorXd& x, double tolerance = 0.0);
-
   /// One uniform draw into `point()`; returns its total violation (see `violation`).
   /// Evaluates every constraint. O(d + constraints).
   double draw(const sdk::SolveRequest& request);

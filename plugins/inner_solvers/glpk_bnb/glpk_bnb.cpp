@@ -11,6 +11,7 @@
 #include <arbo/sdk/capabilities.hpp>
 #include <arbo/sdk/error.hpp>
 #include <arbo/sdk/model_io.hpp>
+#include <arbo/sdk/projection.hpp>
 
 #include "glpk_session.hpp"
 
@@ -36,11 +37,7 @@ std::vector<std::vector<double>> observed_start(const sdk::SolveRequest& request
   auto offer = [&](const Eigen::MatrixXd& X) {
     for (Eigen::Index i = 0; i < X.rows(); ++i) {
       const Eigen::VectorXd x = X.row(i).transpose();
-      bool feasible = true;
-      for (const sdk::Constraint* c : request.constraints) {
-        feasible = feasible && c->violation(x) <= 0.0;
-      }
-      if (!feasible) continue;
+      if (!sdk::satisfies(request.constraints, x)) continue;
       const double v = request.acquisition != nullptr ? request.acquisition->value(x) : 0.0;
       if (!best || v > best_value) {
         best = x;
@@ -51,11 +48,7 @@ std::vector<std::vector<double>> observed_start(const sdk::SolveRequest& request
   offer(request.data.X);
   offer(request.data.X_pending);
   if (!best) return {};
-  std::vector<double> start(model.num_variables(), std::numeric_limits<double>::quiet_NaN());
-  for (std::size_t i = 0; i < point.x_vars.size(); ++i) {
-    start[static_cast<std::size_t>(point.x_vars[i])] = (*best)[static_cast<Eigen::Index>(i)];
-  }
-  return {start};
+  return {sdk::point_start(model, point, *best)};
 }
 
 }  // namespace
@@ -154,21 +147,7 @@ sdk::SolveResult GlpkBnb::solve(const sdk::Model& model, const sdk::SolveOptions
 sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
   const sdk::Space& space = request.space;
   sdk::Model model;
-  sdk::PointVariables point;
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    const sdk::Parameter& p = space[i];
-    sdk::VarType type = sdk::VarType::Integer;
-    // A log-scaled integer is encoded as ln(value), which is not an integer; it stays
-    // continuous here and the kernel snaps it.
-    if (p.type == sdk::ParamType::Real || (p.type == sdk::ParamType::Integer && p.log_scale)) {
-      type = sdk::VarType::Continuous;
-    } else if (p.type == sdk::ParamType::Binary) {
-      type = sdk::VarType::Binary;
-    }
-    point.x_vars.push_back(model.add_variable(p.name, type,
-                                              space.lower()[static_cast<Eigen::Index>(i)],
-                                              space.upper()[static_cast<Eigen::Index>(i)]));
-  }
+  const sdk::PointVariables point = sdk::add_point_variables(model, space);
   if (request.acquisition != nullptr) {
     const auto* f = dynamic_cast<const sdk::FormulatesAcquisition*>(request.acquisition);
     if (f == nullptr) {

@@ -205,9 +205,7 @@ bool TreeGp::project_in_cell(const Cell& cell,
     ctx_.debug("tree_gp: projection inside the cell failed: {}", e.what());
     return false;
   }
-  for (const sdk::Constraint* c : constraints) {
-    if (!(c->violation(y) <= 1e-6)) return false;
-  }
+  if (!sdk::satisfies(constraints, y, 1e-6)) return false;
   if (!cell.contains(space_, y, box_widening_ + 1e-9)) return false;
   x = y;
   return true;
@@ -223,14 +221,8 @@ bool TreeGp::decode(const sdk::Model& model, const sdk::PointVariables& point,
   const Cell cell = tree_gp::cell_of(space_, ensemble_, gp_, leaves);
   if (cell.empty()) return false;
   Eigen::VectorXd centre = tree_gp::cell_centre(space_, cell, ctx_.rng());
-  bool feasible = true;
-  for (const sdk::Constraint* c : constraints) feasible = feasible && c->violation(centre) <= 0.0;
-  bool solver_point_feasible = true;
-  for (const sdk::Constraint* c : constraints) {
-    solver_point_feasible = solver_point_feasible && c->violation(x) <= 0.0;
-  }
-  if (!feasible &&
-      !project_in_cell(cell, constraints, centre, solver_point_feasible ? &x : nullptr)) {
+  if (!sdk::satisfies(constraints, centre) &&
+      !project_in_cell(cell, constraints, centre, sdk::satisfies(constraints, x) ? &x : nullptr)) {
     ctx_.debug(
         "tree_gp: the cell centre violates the known constraints and its projection "
         "failed; proposing the solver's point of the cell");
@@ -253,9 +245,7 @@ bool TreeGp::decode(const sdk::Model& model, const sdk::PointVariables& point,
           y[j] = cell.lower[j] + u * (cell.upper[j] - cell.lower[j]);
         }
       }
-      bool ok = !is_observed(y);
-      for (const sdk::Constraint* c : constraints) ok = ok && c->violation(y) <= 0.0;
-      if (ok) {
+      if (!is_observed(y) && sdk::satisfies(constraints, y)) {
         centre = y;
         break;
       }

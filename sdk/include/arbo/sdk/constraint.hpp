@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -24,5 +25,10 @@ class ARBO_SDK_API Constraint : public Component {
   /// One line for logs and `arbo show`, e.g. "x0 + x1 <= 1 (2 rows)".
   virtual std::string describe() const;
 };
+
+/// True when every constraint's violation at `x` is <= `tolerance`; a NaN violation fails.
+/// Stops at the first failing constraint: at most one `Constraint::violation` call each.
+ARBO_SDK_API bool satisfies(const std::vector<const Constraint*>& constraints,
+                            const Eigen::VectorXd& x, double tolerance = 0.0);
 
 }  // namespace arbo::sdk

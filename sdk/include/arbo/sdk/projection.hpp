@@ -23,6 +23,12 @@ namespace arbo::sdk {
 /// Log-scaled coordinates are continuous in ln units.
 ARBO_SDK_API PointVariables add_point_variables(Model& model, const Space& space);
 
+/// A start for `SolveOptions::starts`: the encoded point `x` on `point.x_vars`, NaN on every
+/// other variable of `model` (left to the solver).
+/// @throws InvalidArgument when `x` has not one coordinate per point variable. O(variables).
+ARBO_SDK_API std::vector<double> point_start(const Model& model, const PointVariables& point,
+                                             const Eigen::VectorXd& x);
+
 /// True when every constraint can formulate itself (`FormulatesConstraint`).
 ARBO_SDK_API bool can_formulate(const std::vector<const Constraint*>& constraints);
 
