@@ -311,6 +311,16 @@ samples = 20
     // has no black-box constraints, so every complete observation counts as feasible.
     EXPECT_EQ(o["feasible"], true) << o.dump();
   }
+  // Resumed past its design, a study does not build the design again: each of its
+  // projections is a model solve.
+  r = arbo("run --resume --study projected --set study.budget=10");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(export_json("projected").size(), 10u);
+  const std::string log = slurp(dir_ / "projected" / "arbo.log");
+  const std::string projected_line = "initial design points were projected";
+  const auto first = log.find(projected_line);
+  ASSERT_NE(first, std::string::npos) << log;
+  EXPECT_EQ(log.find(projected_line, first + 1), std::string::npos) << log;
   // A bad expression or a missing capability is caught by `arbo check`, which creates every
   // component without running.
   write("q.toml", R"([problem]

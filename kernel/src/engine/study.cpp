@@ -549,11 +549,15 @@ struct Study::Impl {
   // Fills x, origin and proposed_by for observation number `k` (0-based).
   void propose(std::int64_t k, Observation& obs) {
     const auto uk = static_cast<std::uint64_t>(k);
-    const auto& d = initial_design();
-    if (k < pipeline.design_size && static_cast<std::size_t>(k) < d.size()) {
-      obs.x = d[static_cast<std::size_t>(k)];
-      obs.proposed_by_json = design_proposed_by;
-      return;
+    // The design is built only while it is still being proposed: a study resumed past it
+    // would otherwise redo its projections (up to 10 s each on Alkylation) for nothing.
+    if (k < pipeline.design_size) {
+      const auto& d = initial_design();
+      if (static_cast<std::size_t>(k) < d.size()) {
+        obs.x = d[static_cast<std::size_t>(k)];
+        obs.proposed_by_json = design_proposed_by;
+        return;
+      }
     }
     const bool use_model = acquisition && data.size() > 0 && k >= pipeline.design_size;
     double fit_seconds = 0.0;
