@@ -199,4 +199,22 @@ TEST_F(SolveCli, TimeLimitAndGapArePassedThrough) {
   expect_contains(r.out, "status: optimal\n");
 }
 
+TEST_F(SolveCli, SetPassesSolverParameters) {
+  write("knapsack.lp", kKnapsack);
+  // 16 points exceed max_points = 10: the parameter reached the component.
+  const CliResult small = arbo("solve knapsack.lp --solver enumerate --set max_points=10");
+  EXPECT_EQ(small.code, 4) << small.err;
+  expect_contains(small.err, "16 points exceed max_points = 10");
+  const CliResult typo = arbo("solve knapsack.lp --solver enumerate --set max_pointz=10");
+  EXPECT_EQ(typo.code, 3) << typo.err;
+  expect_contains(typo.err, "max_pointz");
+  expect_contains(typo.err, "max_points");
+  const CliResult wrong = arbo("solve knapsack.lp --solver enumerate --set max_points=many");
+  EXPECT_EQ(wrong.code, 3) << wrong.err;
+  expect_contains(wrong.err, "max_points");
+  const CliResult ok = arbo("solve knapsack.lp --solver enumerate --set max_points=100");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  expect_contains(ok.out, "status: optimal\n");
+}
+
 }  // namespace

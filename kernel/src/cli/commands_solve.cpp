@@ -11,6 +11,7 @@
 #include "arbo/kernel/context.hpp"
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
+#include "arbo/kernel/pipeline.hpp"
 #include "arbo/kernel/plugin_registry.hpp"
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/model_io.hpp"
@@ -45,12 +46,15 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   double time_limit = 0.0, gap = -1.0;
   std::int64_t node_limit = -1;
   bool json = false;
+  std::vector<std::string> sets;
   opts.add_options()("help,h", "show this help")(
       "solver", po::value(&solver_name),
       "inner-solver component that solves models (default: glpk_bnb)")(
       "time-limit", po::value(&time_limit), "stop after S seconds with the best point so far")(
       "gap", po::value(&gap), "relative optimality gap at which to stop (default: 1e-4)")(
       "node-limit", po::value(&node_limit), "stop after N branch-and-bound nodes")(
+      "set", po::value(&sets)->composing(),
+      "KEY=VALUE: a parameter of the solver component (e.g. threads=1); repeatable")(
       "json", po::bool_switch(&json), "print one JSON object instead of text")(
       "file", po::value(&file), "model in CPLEX LP format");
   po::variables_map vm;
@@ -90,10 +94,8 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   // Declared before the component so that it outlives it.
   kernel::KernelContext context(id, kernel::make_logger("arbo", "", g.verbose), &interrupt_flag());
   if (std::isfinite(options.time_limit_seconds)) context.set_budget(options.time_limit_seconds);
-  const sdk::ParamSpecList& specs = kernel::guarded_call(
-      id, "params", [&]() -> const sdk::ParamSpecList& { return entry->info.params(); });
-  const sdk::ParamSet params =
-      kernel::guarded_call(id, "params", [&] { return sdk::validate_params(specs, {}, id); });
+  kernel::guarded_call(id, "params", [&] { entry->info.params(); });
+  const sdk::ParamSet params = kernel::read_component_params(sets, entry->info, id);
   const sdk::Space no_space;
   const std::shared_ptr<sdk::Component> component =
       registry.create(*entry, sdk::CreateArgs{context, params, no_space});

@@ -35,7 +35,7 @@ commands:
   tell DIR ID (--objective V [--constraint NAME=V]... | --json TEXT | --failed REASON)
   show DIR [--pipeline]                                    best point and progress
   export DIR --format csv|json [--output FILE]             every observation
-  solve FILE [--solver NAME] [--time-limit S] [--gap G] [--json]  solve a CPLEX LP model
+  solve FILE [--time-limit S] [--set KEY=VALUE]...         solve a CPLEX LP model
   problems [--json]                                        list problems: space, constraints, f*
   problem eval NAME [--noise SD] [--seed S]                evaluate JSON lines from stdin
 

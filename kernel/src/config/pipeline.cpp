@@ -214,6 +214,10 @@ class PipelineReader {
  public:
   PipelineReader(const TomlValue& root, const std::string& path, const ComponentLookup& lookup)
       : root_(root), path_(path), lookup_(lookup) {}
+  // `arbo solve --set` checks a component's parameters the way a pipeline table is checked.
+  friend sdk::ParamSet kernel::read_component_params(const std::vector<std::string>& overrides,
+                                                     const sdk::ComponentInfo& info,
+                                                     const std::string& id);
 
   Pipeline read() {
     Pipeline p;
@@ -836,6 +840,13 @@ Pipeline parse_pipeline(const std::string& text, const std::string& path,
   // Note: for a problem plugin, `black_box` stays empty here; the engine fills it from the
   // problem's constraint_names(), since only an instance knows them.
   return PipelineReader(root, path, lookup).read();
+}
+
+sdk::ParamSet read_component_params(const std::vector<std::string>& overrides,
+                                    const sdk::ComponentInfo& info, const std::string& id) {
+  TomlValue root = config::parse_document("", config::kOverrideSource);
+  config::apply_overrides(root, overrides);
+  return PipelineReader::read_params(root, "", info, id);
 }
 
 Pipeline load_pipeline(const std::filesystem::path& file, const std::vector<std::string>& overrides,

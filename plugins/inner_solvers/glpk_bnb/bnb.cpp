@@ -4,9 +4,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -61,6 +67,10 @@ constexpr double kReliable = 2.0;
 constexpr int kStrongCandidates = 8;
 constexpr int kStrongLookahead = 4;
 constexpr double kStrongIterFactor = 2.0;
+// With helper threads, a round gives every worker this many open nodes and this many nodes'
+// worth of simplex iterations (at the average so far) before the workers meet again: one
+// node per round left a worker idle whenever the other's node took longer.
+constexpr std::size_t kRoundNodes = 8;
 
 struct BoundChange {
   int var;
@@ -71,6 +81,7 @@ struct BoundChange {
 struct SavedBasis {
   Basis basis;
   std::uint64_t layout;
+  int worker;  // whose LP it belongs to: each thread of a parallel search has its own
 };
 
 struct Node {
@@ -112,11 +123,45 @@ struct Branch {
   bool up_first = false;
 };
 
+using LogBuffer = std::vector<std::pair<sdk::LogLevel, std::string>>;
+
+class Helper;
+
+// A worker's share of one round of the search: the open nodes handed to it, the child it dives
+// into, the children it leaves open, and its allowance.
+struct Slot {
+  std::optional<Node> plunge;  // the child this worker dives into next (kept across rounds)
+  std::vector<Node> batch;     // best-first open nodes for this round
+  std::size_t next = 0;        // first unprocessed entry of `batch`
+  std::vector<Node> open;      // children not dived into: open nodes after the round
+  // Least bound of the open nodes outside this slot at the start of the round (dive rule).
+  double outer_bound = kInfinity;
+  // The round ends once the worker has spent this many simplex iterations (0: after one node)
+  // or processed this many nodes (node limit).
+  std::int64_t work = 0;
+  std::int64_t node_allowance = 0;
+  bool active() const { return plunge.has_value() || next < batch.size(); }
+};
+
+// The search, run by worker 0 in the calling thread. With threads > 1, helper threads each
+// run their own Search (worker >= 1, own GLPK environment and LP) on nodes that worker 0 hands
+// out round by round; worker 0 holds the open nodes, the incumbent and the pseudo-costs.
 class Search {
  public:
+  // `log_sink`: where a helper's messages wait until worker 0 passes them on (cfg_.log is
+  // called from the solving thread only).
   Search(const sdk::Model& model, Prepared& prep, const sdk::SolveOptions& options,
-         const BnbConfig& config, GlpkSession& session)
-      : model_(model), P_(prep), opt_(options), cfg_(config), session_(session), lp_(session) {}
+         const BnbConfig& config, GlpkSession& session, int worker = 0,
+         LogBuffer* log_sink = nullptr)
+      : model_(model),
+        P_(prep),
+        opt_(options),
+        cfg_(config),
+        session_(session),
+        lp_(session),
+        worker_(worker),
+        log_sink_(log_sink),
+        seq_(static_cast<std::uint64_t>(worker) << 40) {}
 
   // Points over the model's variables offered as incumbents before the root (completed
   // starts, see solve_model).
@@ -127,7 +172,11 @@ class Search {
  private:
   template <class... Args>
   void log(sdk::LogLevel level, fmt::format_string<Args...> f, Args&&... args) {
-    if (cfg_.log) cfg_.log(level, fmt::format(f, std::forward<Args>(args)...));
+    if (log_sink_ != nullptr) {
+      log_sink_->emplace_back(level, fmt::format(f, std::forward<Args>(args)...));
+    } else if (cfg_.log) {
+      cfg_.log(level, fmt::format(f, std::forward<Args>(args)...));
+    }
   }
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   double ms_left() const {
@@ -136,7 +185,7 @@ class Search {
   }
   bool out_of_budget() {
     if (elapsed() >= opt_.time_limit_seconds) return true;
-    if (opt_.node_limit >= 0 && nodes_ >= opt_.node_limit) return true;
+    if (opt_.node_limit >= 0 && nodes_ + other_nodes_ >= opt_.node_limit) return true;
     return cfg_.cancelled && cfg_.cancelled();
   }
   double gap_tol(double value) const {
@@ -146,6 +195,7 @@ class Search {
     return std::isfinite(inc_obj_) && bound >= inc_obj_ - gap_tol(inc_obj_);
   }
 
+  void init();
   void build_lp();
   bool node_bounds(const Node& node, std::vector<double>& lo, std::vector<double>& up) const;
   void load_bounds(const std::vector<double>& lo, const std::vector<double>& up);
@@ -179,6 +229,26 @@ class Search {
   double pseudo_cost(int dir, int var) const;
   void process(Node& node, std::vector<Node>& children);
   double open_bound() const;
+  void push_open(Node&& node) {
+    heap_.push_back(std::move(node));
+    std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
+  }
+  // One worker's round: the slot's dive and batch in order, diving on the way, until the
+  // slot's work or node allowance is spent, the nodes run out, or the time does.
+  void run_slot(Slot& s);
+  // Dives into the first child while the search has no incumbent or the node is close to the
+  // best bound; the other children go to the slot's open nodes.
+  void take_children(Slot& s, std::vector<Node>& children);
+  std::int64_t lp_work() const {
+    return lp_.iterations() + (polish_lp_ ? polish_lp_->iterations() : 0);
+  }
+  int thread_count() const;
+  void start_helpers(std::vector<std::unique_ptr<Helper>>& helpers, int threads);
+  // Worker 0's state into a helper before a round, and the helper's findings back after it
+  // (pseudo-cost changes relative to `pc_snap_`). Returns true when the helper ran out of time
+  // on its node (the node is back among the open ones).
+  void sync(Search& h) const;
+  bool merge(Search& h);
   sdk::SolveResult finish(bool limit, const std::string& note);
 
   const sdk::Model& model_;
@@ -189,6 +259,8 @@ class Search {
   Lp lp_;
   std::unique_ptr<Lp> polish_lp_;
   Clock::time_point start_ = Clock::now();
+  int worker_ = 0;
+  LogBuffer* log_sink_ = nullptr;
 
   std::vector<double> root_lo_, root_up_, cur_lo_, cur_up_;
   int mcc_first_ = 0;
@@ -201,6 +273,9 @@ class Search {
   std::vector<Node> heap_;
   std::uint64_t seq_ = 0;
   std::int64_t nodes_ = 0;
+  // Worker 0: the helpers' totals, as of the last round.
+  std::int64_t other_nodes_ = 0, other_iterations_ = 0, other_cuts_ = 0;
+  std::vector<double> pc_snap_[4];
   std::int64_t last_polish_ = -kPolishEvery;
   double fathom_bound_ = kInfinity;  // least bound among leaves closed by the bound test
   double unresolved_bound_ = kInfinity;
@@ -215,6 +290,15 @@ class Search {
   std::vector<std::vector<double>> offered_;
   Clock::time_point last_log_ = Clock::now();
 };
+
+void Search::init() {
+  root_lo_ = P_.lo;
+  root_up_ = P_.up;
+  for (auto* v : {&pc_sum_[0], &pc_sum_[1], &pc_cnt_[0], &pc_cnt_[1]}) {
+    v->assign(static_cast<std::size_t>(P_.ncols), 0.0);
+  }
+  build_lp();
+}
 
 void Search::build_lp() {
   lp_.add_cols(root_lo_, root_up_, P_.cost);
@@ -917,14 +1001,15 @@ void Search::process(Node& node, std::vector<Node>& children) {
   std::vector<double>& up = up_buf_;
   if (!node_bounds(node, lo, up)) return;  // empty box
   load_bounds(lo, up);
-  if (node.basis && node.basis->layout == layout_) lp_.set_basis(node.basis->basis);
+  if (node.basis && node.basis->worker == worker_ && node.basis->layout == layout_) {
+    lp_.set_basis(node.basis->basis);
+  }
   double obj = 0.0;
   const LpStatus st = solve_relaxation(node.depth == 0, obj);
   ++nodes_;
   if (st == LpStatus::Infeasible) return;
   if (st == LpStatus::TimeLimit) {
-    heap_.push_back(node);
-    std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
+    push_open(std::move(node));
     return;
   }
   if (st == LpStatus::Unbounded && node.depth == 0) {
@@ -951,7 +1036,7 @@ void Search::process(Node& node, std::vector<Node>& children) {
     fathom_bound_ = std::min(fathom_bound_, obj);
     return;
   }
-  const auto saved = std::make_shared<SavedBasis>(SavedBasis{lp_.basis(), layout_});
+  const auto saved = std::make_shared<SavedBasis>(SavedBasis{lp_.basis(), layout_, worker_});
   age_cuts(saved->basis);
   lp_.reduced_costs(d_);  // read now: the heuristics below re-solve other LPs
 
@@ -1044,8 +1129,9 @@ double Search::open_bound() const {
 
 sdk::SolveResult Search::finish(bool limit, const std::string& note) {
   sdk::SolveResult res;
-  res.nodes = nodes_;
-  res.lp_iterations = lp_.iterations() + (polish_lp_ ? polish_lp_->iterations() : 0);
+  res.nodes = nodes_ + other_nodes_;
+  res.lp_iterations =
+      lp_.iterations() + (polish_lp_ ? polish_lp_->iterations() : 0) + other_iterations_;
   res.seconds = elapsed();
   double bound = open_bound();
   if (std::isfinite(inc_obj_)) {
@@ -1072,18 +1158,222 @@ sdk::SolveResult Search::finish(bool limit, const std::string& note) {
   if (res.message.empty()) {
     res.message =
         fmt::format("{}: {} nodes, {} LP iterations, {} cuts, {:.3f} s", sdk::to_string(res.status),
-                    res.nodes, res.lp_iterations, cuts_, res.seconds);
+                    res.nodes, res.lp_iterations, cuts_ + other_cuts_, res.seconds);
   }
   return res;
 }
 
-sdk::SolveResult Search::run() {
-  root_lo_ = P_.lo;
-  root_up_ = P_.up;
-  for (auto* v : {&pc_sum_[0], &pc_sum_[1], &pc_cnt_[0], &pc_cnt_[1]}) {
-    v->assign(static_cast<std::size_t>(P_.ncols), 0.0);
+// A helper thread of a parallel search. GLPK's environment is per thread, so the helper's
+// session, LP and Search are created, used and destroyed inside its thread; worker 0 reads and
+// writes the Search's plain data only between tasks, and the hand-over through the mutex orders
+// those accesses.
+class Helper {
+ public:
+  Helper(const sdk::Model& model, Prepared& prep, const sdk::SolveOptions& options,
+         const BnbConfig& config, int worker)
+      : thread_([this, &model, &prep, &options, &config, worker] {
+          loop(model, prep, options, config, worker);
+        }) {}
+  ~Helper() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
   }
-  build_lp();
+  Helper(const Helper&) = delete;
+  Helper& operator=(const Helper&) = delete;
+
+  // Runs `task` on the helper's Search in its thread; `wait` collects it.
+  void post(std::function<void(Search&)> task) {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      task_ = std::move(task);
+      pending_ = true;
+    }
+    cv_.notify_all();
+  }
+  // Waits for the set-up and the posted task; rethrows what either threw.
+  void wait() {
+    std::unique_lock<std::mutex> lk(m_);
+    cv_.wait(lk, [this] { return ready_ && !pending_; });
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+  // Valid after a `wait` that did not throw.
+  Search& search() { return *search_; }
+  // Messages of the helper's search and of its GLPK session, for worker 0 to pass on.
+  LogBuffer& logs() { return logs_; }
+
+ private:
+  void loop(const sdk::Model& model, Prepared& prep, const sdk::SolveOptions& options,
+            const BnbConfig& config, int worker) {
+    std::optional<GlpkSession> session;
+    std::optional<Search> search;
+    std::exception_ptr error;
+    try {
+      session.emplace(
+          [this](std::string_view line) {
+            logs_.emplace_back(sdk::LogLevel::Debug, fmt::format("glpk: {}", line));
+          },
+          /*exclusive=*/false);
+      search.emplace(model, prep, options, config, *session, worker, &logs_);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      search_ = search ? &*search : nullptr;
+      error_ = error;
+      ready_ = true;
+    }
+    cv_.notify_all();
+    for (;;) {
+      std::function<void(Search&)> task;
+      {
+        std::unique_lock<std::mutex> lk(m_);
+        cv_.wait(lk, [this] { return pending_ || stop_; });
+        if (!pending_) break;
+        task = std::move(task_);
+      }
+      std::exception_ptr failed;
+      try {
+        if (search_ != nullptr) task(*search_);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lk(m_);
+        if (failed) error_ = failed;
+        pending_ = false;
+      }
+      cv_.notify_all();
+    }
+    // In this thread, and the LP before the session that frees GLPK's environment.
+    search.reset();
+    session.reset();
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::function<void(Search&)> task_;
+  bool pending_ = false, ready_ = false, stop_ = false;
+  std::exception_ptr error_;
+  Search* search_ = nullptr;
+  LogBuffer logs_;
+  std::thread thread_;  // last: the thread starts once every other member exists
+};
+
+int Search::thread_count() const {
+  if (cfg_.threads <= 1 || !GlpkSession::thread_local_environments()) return 1;
+  return std::min(cfg_.threads, 64);
+}
+
+void Search::start_helpers(std::vector<std::unique_ptr<Helper>>& helpers, int threads) {
+  // Every helper starts from the root's LP: the model, the envelopes and the root's cuts, and
+  // the root's basis as a warm start.
+  auto cuts = std::make_shared<std::vector<SparseRow>>();
+  auto lo = std::make_shared<std::vector<double>>(), up = std::make_shared<std::vector<double>>();
+  lp_.get_rows(cut_first_, *cuts, *lo, *up);
+  auto basis = std::make_shared<Basis>(lp_.basis());
+  const Clock::time_point start = start_;
+  for (int w = 1; w < threads; ++w) {
+    helpers.push_back(std::make_unique<Helper>(model_, P_, opt_, cfg_, w));
+    helpers.back()->post([=](Search& h) {
+      h.start_ = start;
+      h.init();
+      h.lp_.add_rows(*cuts, *lo, *up);
+      h.cut_age_.assign(cuts->size(), 0);
+      if (h.lp_.num_rows() == static_cast<int>(basis->rows.size())) h.lp_.set_basis(*basis);
+    });
+  }
+  for (auto& h : helpers) h->wait();
+}
+
+void Search::sync(Search& h) const {
+  if (h.inc_obj_ != inc_obj_) {
+    h.inc_obj_ = inc_obj_;
+    h.inc_x_ = inc_x_;
+  }
+  for (int d = 0; d < 2; ++d) {
+    h.pc_sum_[d] = pc_sum_[d];
+    h.pc_cnt_[d] = pc_cnt_[d];
+  }
+}
+
+bool Search::merge(Search& h) {
+  // Ties keep the incumbent already there, so the answer does not depend on timing.
+  if (h.inc_obj_ < inc_obj_) {
+    inc_obj_ = h.inc_obj_;
+    inc_x_ = h.inc_x_;
+  }
+  for (int d = 0; d < 2; ++d) {
+    std::vector<double>* ours[2] = {&pc_sum_[d], &pc_cnt_[d]};
+    const std::vector<double>* theirs[2] = {&h.pc_sum_[d], &h.pc_cnt_[d]};
+    for (int k = 0; k < 2; ++k) {
+      const std::vector<double>& snap = pc_snap_[2 * d + k];
+      for (std::size_t j = 0; j < snap.size(); ++j) (*ours[k])[j] += (*theirs[k])[j] - snap[j];
+    }
+  }
+  fathom_bound_ = std::min(fathom_bound_, h.fathom_bound_);
+  unresolved_bound_ = std::min(unresolved_bound_, h.unresolved_bound_);
+  unresolved_ = unresolved_ || h.unresolved_;
+  const bool requeued = !h.heap_.empty();
+  for (Node& n : h.heap_) push_open(std::move(n));
+  h.heap_.clear();
+  return requeued;
+}
+
+void Search::take_children(Slot& s, std::vector<Node>& children) {
+  if (children.empty()) return;
+  const double parent_obj = children.front().bound;
+  bool dive = !std::isfinite(inc_obj_);
+  if (!dive) {
+    double best = std::min({s.outer_bound, fathom_bound_, unresolved_bound_, parent_obj});
+    for (std::size_t k = s.next; k < s.batch.size(); ++k) best = std::min(best, s.batch[k].bound);
+    dive = parent_obj - best <= 0.5 * (inc_obj_ - best);
+  }
+  std::size_t first = 0;
+  if (dive) {
+    s.plunge = std::move(children[0]);
+    first = 1;
+  }
+  for (std::size_t k = first; k < children.size(); ++k) s.open.push_back(std::move(children[k]));
+  children.clear();
+}
+
+void Search::run_slot(Slot& s) {
+  const std::int64_t work_start = lp_work(), nodes_start = nodes_;
+  std::vector<Node> children;
+  for (;;) {
+    Node node;
+    if (s.plunge) {
+      node = std::move(*s.plunge);
+      s.plunge.reset();
+    } else if (s.next < s.batch.size()) {
+      node = std::move(s.batch[s.next++]);
+    } else {
+      return;
+    }
+    if (prunable(node.bound)) {
+      fathom_bound_ = std::min(fathom_bound_, node.bound);
+      continue;
+    }
+    if (elapsed() >= opt_.time_limit_seconds) {
+      push_open(std::move(node));  // back to the open nodes, and the search ends
+      return;
+    }
+    const std::size_t open_before = heap_.size();
+    process(node, children);
+    if (heap_.size() > open_before) return;  // the node ran out of time and went back
+    purge_cuts();
+    take_children(s, children);
+    if (lp_work() - work_start >= s.work || nodes_ - nodes_start >= s.node_allowance) return;
+  }
+}
+
+sdk::SolveResult Search::run() {
+  init();
   for (const auto& x : offered_) consider(x, "a start");
 
   std::vector<Node> children;
@@ -1119,68 +1409,157 @@ sdk::SolveResult Search::run() {
     return res;
   }
 
+  // Rounds. Every worker takes its dive and a batch of the best open nodes, processes them
+  // (diving on the way) until it has spent its share of simplex iterations, and worker 0 then
+  // merges the helpers' findings in worker order. Work is counted in iterations, not seconds,
+  // so the answer does not depend on timing. With one thread a round is one node: the plain
+  // best-bound search with plunging.
+  const int threads = thread_count();
+  std::vector<Slot> slots(static_cast<std::size_t>(threads));
+  {
+    std::vector<Node> root_children = std::move(children);
+    slots[0].outer_bound = open_bound();
+    take_children(slots[0], root_children);
+    for (Node& n : slots[0].open) push_open(std::move(n));
+    slots[0].open.clear();
+  }
+  std::vector<std::unique_ptr<Helper>> helpers;  // after `slots`: joined before they go
   bool limit = false;
-  std::optional<Node> plunge;
-  auto take_children = [&]() {
-    if (children.empty()) return;
-    const double parent_obj = children.front().bound;
-    // Dive into the first child while the search has no incumbent or the node is still
-    // close to the best bound; otherwise go back to best-bound order.
-    bool dive = !std::isfinite(inc_obj_);
-    if (!dive) {
-      const double best = std::min(open_bound(), parent_obj);
-      dive = parent_obj - best <= 0.5 * (inc_obj_ - best);
-    }
-    std::size_t first = 0;
-    if (dive) {
-      plunge = std::move(children[0]);
-      first = 1;
-    }
-    for (std::size_t k = first; k < children.size(); ++k) {
-      heap_.push_back(std::move(children[k]));
-      std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
-    }
-    children.clear();
-  };
-  take_children();
   for (;;) {
-    Node node;
-    if (plunge) {
-      node = std::move(*plunge);
-      plunge.reset();
-    } else {
-      if (heap_.empty()) break;
-      std::pop_heap(heap_.begin(), heap_.end(), WorseNode{});
-      node = std::move(heap_.back());
-      heap_.pop_back();
+    // Hand out the open nodes best-first, one to each worker in turn; while few are open (a
+    // young or narrow tree), rounds are short so that the children reach the idle workers.
+    const std::size_t batch =
+        threads == 1 ? 1
+                     : std::clamp<std::size_t>(heap_.size() / static_cast<std::size_t>(threads), 1,
+                                               kRoundNodes);
+    for (Slot& s : slots) {
+      s.batch.clear();
+      s.next = 0;
     }
-    if (prunable(node.bound)) {
-      fathom_bound_ = std::min(fathom_bound_, node.bound);
-      continue;
+    for (std::size_t k = 0; k < batch; ++k) {
+      for (Slot& s : slots) {
+        if (s.batch.size() + (s.plunge ? 1 : 0) > k) continue;
+        while (!heap_.empty()) {
+          std::pop_heap(heap_.begin(), heap_.end(), WorseNode{});
+          Node n = std::move(heap_.back());
+          heap_.pop_back();
+          if (prunable(n.bound)) {
+            fathom_bound_ = std::min(fathom_bound_, n.bound);
+            continue;
+          }
+          s.batch.push_back(std::move(n));
+          break;
+        }
+      }
     }
+    int active = 0;
+    for (const Slot& s : slots) active += s.active() ? 1 : 0;
+    if (active == 0) break;
     if (out_of_budget()) {
-      heap_.push_back(std::move(node));
-      std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
+      for (Slot& s : slots) {
+        if (s.plunge) push_open(std::move(*s.plunge));
+        s.plunge.reset();
+        for (Node& n : s.batch) push_open(std::move(n));
+        s.batch.clear();
+      }
       limit = true;
       break;
     }
-    const std::size_t before = heap_.size();
-    process(node, children);
-    if (heap_.size() > before) {  // the node ran out of time and went back
+    // Each slot's dive rule sees the open nodes outside it: the heap and the other batches.
+    const double heap_bound = open_bound();
+    const std::int64_t nodes_done = nodes_ + other_nodes_;
+    const std::int64_t avg_work =
+        (lp_work() + other_iterations_) / std::max<std::int64_t>(1, nodes_done);
+    const std::int64_t allowance =
+        opt_.node_limit >= 0
+            ? std::max<std::int64_t>(1, (opt_.node_limit - nodes_done + threads - 1) / threads)
+            : std::numeric_limits<std::int64_t>::max();
+    for (std::size_t w = 0; w < slots.size(); ++w) {
+      Slot& s = slots[w];
+      s.outer_bound = heap_bound;
+      for (std::size_t v = 0; v < slots.size(); ++v) {
+        if (v == w) continue;
+        for (const Node& n : slots[v].batch) s.outer_bound = std::min(s.outer_bound, n.bound);
+        if (slots[v].plunge) s.outer_bound = std::min(s.outer_bound, slots[v].plunge->bound);
+      }
+      s.work = threads == 1 ? 0 : static_cast<std::int64_t>(batch) * avg_work;
+      s.node_allowance = allowance;
+    }
+    // Helpers start with the first round that has work for two.
+    if (active > 1 && helpers.empty()) start_helpers(helpers, threads);
+    const bool helpers_busy =
+        std::any_of(slots.begin() + 1, slots.end(), [](const Slot& s) { return s.active(); });
+    if (helpers_busy) {
+      for (int d = 0; d < 2; ++d) {
+        pc_snap_[2 * d] = pc_sum_[d];
+        pc_snap_[2 * d + 1] = pc_cnt_[d];
+      }
+    }
+    std::vector<char> posted(slots.size(), 0);
+    for (std::size_t w = 1; w < slots.size(); ++w) {
+      if (!slots[w].active()) continue;
+      Helper& h = *helpers[w - 1];
+      sync(h.search());
+      Slot& s = slots[w];
+      h.post([&s](Search& hs) { hs.run_slot(s); });
+      posted[w] = 1;
+    }
+    std::exception_ptr error;
+    const std::size_t open_before = heap_.size();
+    try {
+      if (slots[0].active()) run_slot(slots[0]);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    bool requeued = heap_.size() > open_before;  // worker 0 ran out of time
+    for (std::size_t w = 1; w < slots.size(); ++w) {
+      if (!posted[w]) continue;
+      try {
+        helpers[w - 1]->wait();
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+    }
+    for (auto& h : helpers) {
+      for (auto& [level, text] : h->logs()) {
+        if (cfg_.log) cfg_.log(level, text);
+      }
+      h->logs().clear();
+    }
+    if (error) std::rethrow_exception(error);
+    if (!helpers.empty()) {
+      other_nodes_ = other_iterations_ = other_cuts_ = 0;
+      for (std::size_t w = 1; w < slots.size(); ++w) {
+        Search& hs = helpers[w - 1]->search();
+        if (posted[w] && merge(hs)) requeued = true;
+        other_nodes_ += hs.nodes_;
+        other_iterations_ += hs.lp_work();
+        other_cuts_ += hs.cuts_;
+      }
+    }
+    // What the workers left open: their children, and the batch they did not reach.
+    for (Slot& s : slots) {
+      for (Node& n : s.open) push_open(std::move(n));
+      s.open.clear();
+      for (std::size_t k = s.next; k < s.batch.size(); ++k) push_open(std::move(s.batch[k]));
+      s.batch.clear();
+    }
+    if (requeued) {
+      for (Slot& s : slots) {
+        if (s.plunge) push_open(std::move(*s.plunge));
+        s.plunge.reset();
+      }
       limit = true;
       break;
     }
-    purge_cuts();
-    take_children();
     if (std::chrono::duration<double>(Clock::now() - last_log_).count() > 5.0) {
       last_log_ = Clock::now();
       log(sdk::LogLevel::Debug, "glpk_bnb: {} nodes, {} open, bound {:.10g}, incumbent {:.10g}",
-          nodes_, heap_.size(), P_.sense * open_bound(), P_.sense * inc_obj_);
+          nodes_ + other_nodes_, heap_.size(), P_.sense * open_bound(), P_.sense * inc_obj_);
     }
   }
-  if (plunge) {
-    heap_.push_back(std::move(*plunge));
-    std::push_heap(heap_.begin(), heap_.end(), WorseNode{});
+  for (Slot& s : slots) {
+    if (s.plunge) push_open(std::move(*s.plunge));
   }
   return finish(limit, "");
 }
@@ -1216,6 +1595,9 @@ std::vector<std::vector<double>> complete_starts(const sdk::Model& model,
   if (options.starts.empty()) return out;
   const auto start = Clock::now();
   const double budget = kStartTimeShare * options.time_limit_seconds;
+  // 100-node searches: a helper thread would cost more to start than it saves.
+  BnbConfig single = config;
+  single.threads = 1;
   const double tol = options.feasibility_tolerance;
   for (std::size_t k = 0; k < options.starts.size(); ++k) {
     const std::vector<double>& s = options.starts[k];
@@ -1240,7 +1622,7 @@ std::vector<std::vector<double>> complete_starts(const sdk::Model& model,
     sub.starts.clear();
     sub.time_limit_seconds = left;
     sub.node_limit = kStartNodes;
-    const sdk::SolveResult r = solve_model(fixed, sub, config);
+    const sdk::SolveResult r = solve_model(fixed, sub, single);
     if (!r.x.empty()) out.push_back(r.x);
   }
   return out;

@@ -26,7 +26,13 @@ struct BnbConfig {
   /// With pseudo-costs: strong branching on variables whose pseudo-costs are not yet reliable
   /// (reliability branching).
   bool strong_branching = true;
-  /// Receives progress and GLPK's output; may be empty.
+  /// Threads of the tree search (>= 1; 1 when GLPK lacks per-thread environments). With more
+  /// than one, the search runs in rounds: each thread solves one open node per round, and the
+  /// incumbent, pseudo-costs and children are merged at the end of the round in thread order,
+  /// so a solve that ends within its limits gives the same answer on every run with the same
+  /// thread count (not across thread counts: the node order differs).
+  int threads = 1;
+  /// Receives progress and GLPK's output; may be empty. Called from the solving thread only.
   std::function<void(sdk::LogLevel, std::string_view)> log;
   /// Polled once per node; true stops the search like a time limit.
   std::function<bool()> cancelled;

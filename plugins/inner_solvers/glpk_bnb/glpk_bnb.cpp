@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "glpk_bnb.hpp"
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -18,6 +24,16 @@
 namespace arbo::plugins {
 
 namespace {
+
+// Cores this process may run on: its CPU affinity (a container's cpuset), else the machine's.
+int available_cores() {
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+#endif
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 glpk::MilpMethod milp_method(const std::string& name) {
   if (name == "bnb") return glpk::MilpMethod::BranchAndBound;
@@ -71,6 +87,13 @@ const sdk::ParamSpecList& GlpkBnb::params() {
       sdk::ParamSpec::integer("node_limit",
                               "Most branch-and-bound nodes per solve; -1 for no limit.", -1, -1),
       sdk::ParamSpec::integer(
+          "threads",
+          "Threads of the branch-and-bound; 0 for one per core the process may use, at most "
+          "8. The threads work in rounds that are merged in a fixed order, so a solve that "
+          "ends within its limits gives the same answer on every run with the same thread "
+          "count (another count visits the nodes in another order).",
+          0, 0, 64),
+      sdk::ParamSpec::integer(
           "no_incumbent_retries",
           "When a solve of `maximize` reaches its limit without any feasible point, it is "
           "solved again with twice the previous time limit, up to this many times (the LEAF-GP "
@@ -108,6 +131,8 @@ GlpkBnb::GlpkBnb(const sdk::CreateArgs& args)
   options_.node_limit = args.params.get_int("node_limit");
   no_incumbent_retries_ = args.params.get_int("no_incumbent_retries");
   config_.milp_method = milp_method(args.params.get_string("milp_method"));
+  const auto threads = args.params.get_int("threads");
+  config_.threads = threads > 0 ? static_cast<int>(threads) : std::min(available_cores(), 8);
   const std::string branching = args.params.get_string("branching");
   config_.pseudo_costs = branching != "most_fractional";
   config_.strong_branching = branching == "reliability";

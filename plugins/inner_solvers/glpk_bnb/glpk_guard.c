@@ -30,3 +30,5 @@ int arbo_glpk_guarded(arbo_glpk_body body, void* data, arbo_glpk_term term, void
 }
 
 int arbo_glpk_free_env(void) { return glp_free_env(); }
+
+int arbo_glpk_thread_local(void) { return glp_config("TLS") != NULL; }

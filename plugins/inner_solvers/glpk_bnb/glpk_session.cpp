@@ -24,7 +24,12 @@ constexpr std::size_t kMaxBuffered = 64 * 1024;
 
 }  // namespace
 
-GlpkSession::GlpkSession(LogFn log) : lock_(glpk_mutex()), log_(std::move(log)) {}
+GlpkSession::GlpkSession(LogFn log, bool exclusive)
+    : lock_(glpk_mutex(), std::defer_lock), log_(std::move(log)) {
+  if (exclusive) lock_.lock();
+}
+
+bool GlpkSession::thread_local_environments() noexcept { return arbo_glpk_thread_local() != 0; }
 
 GlpkSession::~GlpkSession() {
   // GLPK's environment is per thread and is never released on its own (P13); every problem of

@@ -27,11 +27,20 @@ class GlpkError : public sdk::Error {
 /// Exclusive use of GLPK for one solve. GLPK keeps global per-thread state and is not
 /// re-entrant, so every solve of the plugin holds this lock; the environment is freed when the
 /// session ends, after every problem object of the session has been deleted.
+///
+/// A parallel solve opens one more session in each of its helper threads with
+/// `exclusive = false`: they run inside the solve's own exclusive session, and GLPK (when built
+/// with thread-local storage, see `thread_local_environments`) gives every thread its own
+/// environment.
 class GlpkSession {
  public:
   using LogFn = std::function<void(std::string_view)>;
   /// `log` receives GLPK's terminal output line by line (empty: discarded).
-  explicit GlpkSession(LogFn log = {});
+  explicit GlpkSession(LogFn log = {}, bool exclusive = true);
+
+  /// True when this GLPK keeps its environment per thread (built with thread-local storage),
+  /// so that threads may each run their own problems at the same time.
+  static bool thread_local_environments() noexcept;
   ~GlpkSession();
   GlpkSession(const GlpkSession&) = delete;
   GlpkSession& operator=(const GlpkSession&) = delete;

@@ -134,6 +134,44 @@ void Lp::set_rows(const std::vector<int>& which, const std::vector<SparseRow>& r
   });
 }
 
+void Lp::get_rows(int first, std::vector<SparseRow>& rows, std::vector<double>& lo,
+                  std::vector<double>& up) const {
+  check_alive();
+  const int n = rows_ - first;
+  if (n <= 0) return;
+  const std::size_t base = rows.size();
+  rows.resize(base + static_cast<std::size_t>(n));
+  lo.resize(base + static_cast<std::size_t>(n));
+  up.resize(base + static_cast<std::size_t>(n));
+  ind_.assign(static_cast<std::size_t>(cols_) + 1, 0);
+  val_.assign(static_cast<std::size_t>(cols_) + 1, 0.0);
+  std::vector<int> len(static_cast<std::size_t>(n));
+  std::vector<int> type(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) {
+    glp_prob* p = prob_;
+    const int i = first + k + 1;
+    int* ind = ind_.data();
+    double* val = val_.data();
+    int* l = &len[static_cast<std::size_t>(k)];
+    int* t = &type[static_cast<std::size_t>(k)];
+    double* rlo = &lo[base + static_cast<std::size_t>(k)];
+    double* rup = &up[base + static_cast<std::size_t>(k)];
+    // glp_get_mat_row returns the coefficients as set, whatever the scaling.
+    session_.run("reading rows", [=]() noexcept {
+      *l = glp_get_mat_row(p, i, ind, val);
+      *t = glp_get_row_type(p, i);
+      *rlo = glp_get_row_lb(p, i);
+      *rup = glp_get_row_ub(p, i);
+    });
+    SparseRow& row = rows[base + static_cast<std::size_t>(k)];
+    row.idx.assign(ind_.begin() + 1, ind_.begin() + 1 + *l);
+    for (int& j : row.idx) j -= 1;
+    row.val.assign(val_.begin() + 1, val_.begin() + 1 + *l);
+    if (*t == GLP_FR || *t == GLP_UP) *rlo = -std::numeric_limits<double>::infinity();
+    if (*t == GLP_FR || *t == GLP_LO) *rup = std::numeric_limits<double>::infinity();
+  }
+}
+
 void Lp::delete_rows(std::vector<int> which) {
   check_alive();
   if (which.empty()) return;

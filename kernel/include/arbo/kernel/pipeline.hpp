@@ -113,6 +113,13 @@ Pipeline parse_pipeline(const std::string& text, const std::string& path,
 Pipeline load_pipeline(const std::filesystem::path& file, const std::vector<std::string>& overrides,
                        const ComponentLookup& lookup);
 
+/// Parameters of one component from "key=value" strings (`arbo solve --set`), each value read
+/// as a TOML value (falling back to a string) and validated against `info.params()` like a
+/// pipeline table's keys.
+/// @throws ConfigError naming the offending `--set` and the expected domain or nearest key.
+sdk::ParamSet read_component_params(const std::vector<std::string>& overrides,
+                                    const sdk::ComponentInfo& info, const std::string& id);
+
 /// Writes a complete TOML document (all defaults explicit) that `parse_pipeline` reads back to
 /// an identical pipeline. Doubles are written with round-trip precision.
 std::string to_toml(const Pipeline& pipeline);
