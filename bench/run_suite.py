@@ -689,7 +689,8 @@ def write_report(runner, jobs, results, plots, run_seconds):
         + (f"this invocation took {run_seconds:.1f} s" if run_seconds is not None else
          f"report only (--report-only), from the {len(jobs)} finished runs"),
         f"- machine: `{uname}`; {cores} cores; {mem} memory",
-        f"- arbo commit: {git_commit()}; CLI `{runner.arbo}`",
+        f"- repository commit when this report was written: {git_commit()} (the runs may come "
+        f"from earlier builds); CLI `{runner.arbo}`",
         f"- Python {platform.python_version()}; Optuna {optuna_version(jobs)}",
         "",
         "Regret is |best feasible value so far - f*|. Medians and interquartile ranges are over "

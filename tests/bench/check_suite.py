@@ -83,7 +83,7 @@ def check_rows(rows, problems, methods, seeds, budget):
 
 def check_report(out, problems, methods, extra_phrases=()):
     report = (out / "report.md").read_text(encoding="utf-8")
-    for phrase in ["median final regret", "Optuna 3.", "machine:", "arbo commit:", "command:",
+    for phrase in ["median final regret", "Optuna 3.", "machine:", "repository commit when this report was written:", "command:",
                    "found feasible", "IQR", "median proposal time"] + list(extra_phrases):
         check(phrase in report, f"report.md lacks '{phrase}'")
     for p in problems:
