@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `arbo solve FILE` through the real CLI, with the enumerate test plugin as the model solver.
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -205,13 +206,18 @@ TEST_F(SolveCli, SetPassesSolverParameters) {
   const CliResult small = arbo("solve knapsack.lp --solver enumerate --set max_points=10");
   EXPECT_EQ(small.code, 4) << small.err;
   expect_contains(small.err, "16 points exceed max_points = 10");
-  const CliResult typo = arbo("solve knapsack.lp --solver enumerate --set max_pointz=10");
-  EXPECT_EQ(typo.code, 3) << typo.err;
-  expect_contains(typo.err, "max_pointz");
-  expect_contains(typo.err, "max_points");
-  const CliResult wrong = arbo("solve knapsack.lp --solver enumerate --set max_points=many");
-  EXPECT_EQ(wrong.code, 3) << wrong.err;
-  expect_contains(wrong.err, "max_points");
+  // Checked like a pipeline table's keys: the message names the key and what was expected.
+  for (const auto& [set, message] :
+       {std::pair{"max_pointz=10",
+                  "unknown parameter 'max_pointz' of inner_solver/enumerate; "
+                  "did you mean 'max_points'?"},
+        std::pair{"max_points=many",
+                  "parameter 'max_points' of inner_solver/enumerate expects "
+                  "an integer, got \"many\""}}) {
+    const CliResult bad = arbo(std::string("solve knapsack.lp --solver enumerate --set ") + set);
+    EXPECT_EQ(bad.code, 3) << bad.err;
+    expect_contains(bad.err, message);
+  }
   const CliResult ok = arbo("solve knapsack.lp --solver enumerate --set max_points=100");
   EXPECT_EQ(ok.code, 0) << ok.err;
   expect_contains(ok.out, "status: optimal\n");
