@@ -1130,8 +1130,7 @@ double Search::open_bound() const {
 sdk::SolveResult Search::finish(bool limit, const std::string& note) {
   sdk::SolveResult res;
   res.nodes = nodes_ + other_nodes_;
-  res.lp_iterations =
-      lp_.iterations() + (polish_lp_ ? polish_lp_->iterations() : 0) + other_iterations_;
+  res.lp_iterations = lp_work() + other_iterations_;
   res.seconds = elapsed();
   double bound = open_bound();
   if (std::isfinite(inc_obj_)) {
@@ -1487,14 +1486,6 @@ sdk::SolveResult Search::run() {
     }
     // Helpers start with the first round that has work for two.
     if (active > 1 && helpers.empty()) start_helpers(helpers, threads);
-    const bool helpers_busy =
-        std::any_of(slots.begin() + 1, slots.end(), [](const Slot& s) { return s.active(); });
-    if (helpers_busy) {
-      for (int d = 0; d < 2; ++d) {
-        pc_snap_[2 * d] = pc_sum_[d];
-        pc_snap_[2 * d + 1] = pc_cnt_[d];
-      }
-    }
     std::vector<char> posted(slots.size(), 0);
     for (std::size_t w = 1; w < slots.size(); ++w) {
       if (!slots[w].active()) continue;
@@ -1503,6 +1494,13 @@ sdk::SolveResult Search::run() {
       Slot& s = slots[w];
       h.post([&s](Search& hs) { hs.run_slot(s); });
       posted[w] = 1;
+    }
+    // The pseudo-costs the helpers started from (worker 0 has not run yet), for `merge`.
+    if (std::find(posted.begin(), posted.end(), 1) != posted.end()) {
+      for (int d = 0; d < 2; ++d) {
+        pc_snap_[2 * d] = pc_sum_[d];
+        pc_snap_[2 * d + 1] = pc_cnt_[d];
+      }
     }
     std::exception_ptr error;
     const std::size_t open_before = heap_.size();
