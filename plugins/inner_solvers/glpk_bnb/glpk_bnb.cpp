@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "glpk_bnb.hpp"
 
-#ifdef __linux__
-#include <sched.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -19,21 +14,12 @@
 #include <arbo/sdk/model_io.hpp>
 #include <arbo/sdk/projection.hpp>
 
+#include "cores.hpp"
 #include "glpk_session.hpp"
 
 namespace arbo::plugins {
 
 namespace {
-
-// Cores this process may run on: its CPU affinity (a container's cpuset), else the machine's.
-int available_cores() {
-#ifdef __linux__
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-#endif
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 glpk::MilpMethod milp_method(const std::string& name) {
   if (name == "bnb") return glpk::MilpMethod::BranchAndBound;
@@ -88,8 +74,9 @@ const sdk::ParamSpecList& GlpkBnb::params() {
                               "Most branch-and-bound nodes per solve; -1 for no limit.", -1, -1),
       sdk::ParamSpec::integer(
           "threads",
-          "Threads of the branch-and-bound; 0 for one per core the process may use, at most "
-          "8. The threads work in rounds that are merged in a fixed order, so a solve that "
+          "Threads of the branch-and-bound; 0 for one per core the process may use (its CPU "
+          "affinity, capped by its cgroup's CPU quota), at most 8. The threads work in rounds that "
+          "are merged in a fixed order, so a solve that "
           "ends within its limits gives the same answer on every run with the same thread "
           "count (another count visits the nodes in another order).",
           0, 0, 64),
@@ -132,7 +119,7 @@ GlpkBnb::GlpkBnb(const sdk::CreateArgs& args)
   no_incumbent_retries_ = args.params.get_int("no_incumbent_retries");
   config_.milp_method = milp_method(args.params.get_string("milp_method"));
   const auto threads = args.params.get_int("threads");
-  config_.threads = threads > 0 ? static_cast<int>(threads) : std::min(available_cores(), 8);
+  config_.threads = threads > 0 ? static_cast<int>(threads) : std::min(glpk::available_cores(), 8);
   const std::string branching = args.params.get_string("branching");
   config_.pseudo_costs = branching != "most_fractional";
   config_.strong_branching = branching == "reliability";
