@@ -50,8 +50,11 @@ def main():
         solver = re.sub(r'(?m)^dump_model = .*$', "", solver)
         solver = re.sub(r'(?m)^time_limit = .*$', "time_limit = 0.01", solver)
         solver = re.sub(r'(?m)^no_incumbent_retries = .*$', "no_incumbent_retries = 0", solver)
+        # Numbered dumps: a proposal may solve more models after the acquisition (the
+        # projection of the cell centre onto the known constraints); the first is the one.
+        numbered = out / f"_{args.prefix}_n{n}.{{n}}.lp"
         solver = solver.replace('plugin = "glpk_bnb"',
-                                f'plugin = "glpk_bnb"\ndump_model = "{model}"', 1)
+                                f'plugin = "glpk_bnb"\ndump_model = "{numbered}"', 1)
         db.execute("update meta set value = ? where key = 'pipeline'", (head + sep + solver,))
         db.execute("update meta set value = ? where key = 'budget'", (str(n + 1),))
         db.commit()
@@ -59,6 +62,11 @@ def main():
         run = subprocess.run([args.arbo, "run", "--study", str(work), "--resume", "-q",
                               "--set", f"study.budget={n + 1}"],
                              capture_output=True, text=True)
+        first = out / f"_{args.prefix}_n{n}.0.lp"
+        if first.exists():
+            first.replace(model)
+        for extra in out.glob(f"_{args.prefix}_n{n}.*.lp"):
+            extra.unlink()
         if not model.exists():
             sys.exit(f"no model dumped for n = {n}:\n{run.stdout}\n{run.stderr}")
         shutil.rmtree(work)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Convex quadratic rows and objectives: outer approximation against exact references.
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -33,6 +35,34 @@ TEST(glpk_bnb_convex, random_convex_miqcps_match_brute_force) {
       EXPECT_LE(r.best_bound, ref + 1e-5 * std::max(1.0, std::abs(ref)));
     }
   }
+}
+
+TEST(glpk_bnb_convex, nodes_started_from_bases_saved_before_cuts_were_dropped_reach_the_optimum) {
+  // Larger instances grow the cut pool past its purge threshold. An open node whose parent had
+  // a dropped cut active gets that cut back to start from its parent's basis; a cut brought
+  // back wrongly (another row's coefficients or bounds) would cut off the optimum.
+  sdk::SolveOptions o;
+  o.absolute_gap = 1e-7;
+  o.relative_gap = 1e-7;
+  plugins::glpk::BnbConfig c;
+  std::string logged;
+  c.log = [&](sdk::LogLevel, std::string_view m) { logged += std::string(m) + "\n"; };
+  std::int64_t brought_back = 0;
+  for (std::uint64_t seed : {900u, 901u, 902u}) {
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    const glpk_test::ConvexMiqcp p = glpk_test::convex_miqcp(seed, 16);
+    const double ref = glpk_test::convex_miqcp_reference(p);
+    logged.clear();
+    const sdk::SolveResult r = solve_model(p.model, o, c);
+    ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
+    EXPECT_NEAR(r.objective, ref, 1e-5 * std::max(1.0, std::abs(ref))) << r.message;
+    EXPECT_LE(r.best_bound, ref + 1e-5 * std::max(1.0, std::abs(ref)));
+    const auto at = logged.find("dropped cuts brought back");
+    if (at == std::string::npos) continue;
+    const auto from = logged.rfind(", ", at);
+    brought_back += std::stoll(logged.substr(from + 2, at - from - 2));
+  }
+  EXPECT_GT(brought_back, 0) << "no instance exercised the carried warm starts";
 }
 
 TEST(glpk_bnb_convex, projection_onto_a_disc) {

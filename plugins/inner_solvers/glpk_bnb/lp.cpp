@@ -134,11 +134,11 @@ void Lp::set_rows(const std::vector<int>& which, const std::vector<SparseRow>& r
   });
 }
 
-void Lp::get_rows(int first, std::vector<SparseRow>& rows, std::vector<double>& lo,
-                  std::vector<double>& up) const {
+void Lp::get_rows(const std::vector<int>& which, std::vector<SparseRow>& rows,
+                  std::vector<double>& lo, std::vector<double>& up) const {
   check_alive();
-  const int n = rows_ - first;
-  if (n <= 0) return;
+  const int n = static_cast<int>(which.size());
+  if (n == 0) return;
   const std::size_t base = rows.size();
   rows.resize(base + static_cast<std::size_t>(n));
   lo.resize(base + static_cast<std::size_t>(n));
@@ -149,7 +149,7 @@ void Lp::get_rows(int first, std::vector<SparseRow>& rows, std::vector<double>& 
   std::vector<int> type(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k) {
     glp_prob* p = prob_;
-    const int i = first + k + 1;
+    const int i = which[static_cast<std::size_t>(k)] + 1;
     int* ind = ind_.data();
     double* val = val_.data();
     int* l = &len[static_cast<std::size_t>(k)];

@@ -53,9 +53,9 @@ class Lp {
   /// Replaces the coefficients and bounds of existing rows.
   void set_rows(const std::vector<int>& which, const std::vector<SparseRow>& rows,
                 const std::vector<double>& lo, const std::vector<double>& up);
-  /// Reads rows `first`..num_rows()-1 as they were given (unscaled), appending to the vectors.
-  void get_rows(int first, std::vector<SparseRow>& rows, std::vector<double>& lo,
-                std::vector<double>& up) const;
+  /// Reads the rows `which` (0-based) as they were given (unscaled), appending to the vectors.
+  void get_rows(const std::vector<int>& which, std::vector<SparseRow>& rows,
+                std::vector<double>& lo, std::vector<double>& up) const;
   /// Deletes rows (0-based indices). Rows after them shift down.
   void delete_rows(std::vector<int> which);
   /// Sets the bounds of the listed columns.
