@@ -57,10 +57,10 @@ TEST(glpk_bnb_convex, nodes_started_from_bases_saved_before_cuts_were_dropped_re
     ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
     EXPECT_NEAR(r.objective, ref, 1e-5 * std::max(1.0, std::abs(ref))) << r.message;
     EXPECT_LE(r.best_bound, ref + 1e-5 * std::max(1.0, std::abs(ref)));
-    const auto at = logged.find("dropped cuts brought back");
+    const auto at = logged.find(" dropped cuts brought back");
     if (at == std::string::npos) continue;
-    const auto from = logged.rfind(", ", at);
-    brought_back += std::stoll(logged.substr(from + 2, at - from - 2));
+    const auto from = logged.rfind('(', at);
+    brought_back += std::stoll(logged.substr(from + 1, at - from - 1));
   }
   EXPECT_GT(brought_back, 0) << "no instance exercised the carried warm starts";
 }

@@ -89,6 +89,23 @@ struct SavedBasis {
   int worker;  // whose LP it belongs to: each thread of a parallel search has its own
 };
 
+// How the nodes' LPs were warm-started, for the final debug line.
+struct WarmStarts {
+  std::int64_t parent = 0;     // the parent's basis as saved
+  std::int64_t carried = 0;    // the parent's basis carried over dropped cuts
+  std::int64_t cuts_back = 0;  // dropped cuts brought back for those
+  std::int64_t foreign = 0;    // the parent ran on another thread: the last node's basis
+  std::int64_t stale = 0;      // saved too many drops ago: the last node's basis
+  WarmStarts& operator+=(const WarmStarts& o) {
+    parent += o.parent;
+    carried += o.carried;
+    cuts_back += o.cuts_back;
+    foreign += o.foreign;
+    stale += o.stale;
+    return *this;
+  }
+};
+
 struct Node {
   double bound = -kInfinity;  // lower bound on the subtree (the parent's LP value)
   int depth = 0;
@@ -107,6 +124,9 @@ struct WorseNode {
     if (a.depth != b.depth) return a.depth < b.depth;
     return a.seq > b.seq;
   }
+};
+struct BetterNode {
+  bool operator()(const Node& a, const Node& b) const { return WorseNode{}(b, a); }
 };
 
 // The product rule for branching scores (Achterberg 2007): both children's bound gains count.
@@ -285,7 +305,7 @@ class Search {
   std::uint64_t deleted_first_ = 0;  // the layout that deleted_.front() changed
   // Buffers of `restore_basis`.
   Basis carried_;
-  std::int64_t carried_nodes_ = 0, cuts_back_ = 0;  // for the final debug line
+  WarmStarts warm_;
   std::vector<SparseRow> back_rows_;
   std::vector<double> back_lo_, back_up_;
   std::vector<signed char> back_status_;
@@ -298,7 +318,8 @@ class Search {
   std::int64_t nodes_ = 0;
   // Worker 0: the helpers' totals, as of the last round.
   std::int64_t other_nodes_ = 0, other_iterations_ = 0, other_cuts_ = 0;
-  std::int64_t other_carried_nodes_ = 0, other_cuts_back_ = 0;
+  WarmStarts other_warm_;
+  std::vector<Node> round_;  // the open nodes handed out in a round
   std::vector<double> pc_snap_[4];
   std::int64_t last_polish_ = -kPolishEvery;
   double fathom_bound_ = kInfinity;  // least bound among leaves closed by the bound test
@@ -556,12 +577,19 @@ void Search::delete_rows(std::vector<int> rows) {
 // would start from the last node's basis instead: on a late G1 model (one thread, 30 s) such
 // nodes took 397 simplex iterations on average against 122 and were a third of all nodes.
 void Search::restore_basis(const SavedBasis& saved) {
-  if (saved.worker != worker_) return;  // another thread's LP
-  if (saved.layout == layout_) {
-    lp_.set_basis(saved.basis);
+  if (saved.worker != worker_) {  // another thread's LP
+    ++warm_.foreign;
     return;
   }
-  if (saved.layout < deleted_first_) return;  // too old: its deleted rows are forgotten
+  if (saved.layout == layout_) {
+    lp_.set_basis(saved.basis);
+    ++warm_.parent;
+    return;
+  }
+  if (saved.layout < deleted_first_) {  // too old: its deleted rows are forgotten
+    ++warm_.stale;
+    return;
+  }
   carried_.cols = saved.basis.cols;
   std::vector<signed char>& rows = carried_.rows;
   rows = saved.basis.rows;
@@ -594,10 +622,10 @@ void Search::restore_basis(const SavedBasis& saved) {
     lp_.add_rows(back_rows_, back_lo_, back_up_);
     rows.insert(rows.end(), back_status_.begin(), back_status_.end());
     cut_age_.resize(static_cast<std::size_t>(lp_.num_rows() - cut_first_), 0);
-    cuts_back_ += static_cast<std::int64_t>(back_rows_.size());
+    warm_.cuts_back += static_cast<std::int64_t>(back_rows_.size());
   }
   lp_.set_basis(carried_);
-  ++carried_nodes_;
+  ++warm_.carried;
 }
 
 LpStatus Search::solve_relaxation(bool root, double& obj) {
@@ -1237,12 +1265,13 @@ sdk::SolveResult Search::finish(bool limit, const std::string& note) {
     }
   }
   res.best_bound = P_.sense * bound;
-  if (carried_nodes_ + other_carried_nodes_ > 0) {
-    log(sdk::LogLevel::Debug,
-        "glpk_bnb: {} nodes warm-started from a parent basis saved before cuts were dropped, "
-        "{} dropped cuts brought back for them",
-        carried_nodes_ + other_carried_nodes_, cuts_back_ + other_cuts_back_);
-  }
+  WarmStarts w = warm_;
+  w += other_warm_;
+  log(sdk::LogLevel::Debug,
+      "glpk_bnb: warm starts: {} from the parent's basis, {} from it carried over dropped cuts "
+      "({} dropped cuts brought back), {} from the last node's basis (parent on another "
+      "thread: {}, saved too many drops ago: {})",
+      w.parent, w.carried, w.cuts_back, w.foreign + w.stale, w.foreign, w.stale);
   res.message = note;
   if (res.message.empty()) {
     res.message =
@@ -1523,26 +1552,44 @@ sdk::SolveResult Search::run() {
         threads == 1 ? 1
                      : std::clamp<std::size_t>(heap_.size() / static_cast<std::size_t>(threads), 1,
                                                kRoundNodes);
+    std::size_t room = 0;
     for (Slot& s : slots) {
       s.batch.clear();
       s.next = 0;
+      room += batch - (s.plunge ? 1 : 0);
     }
-    for (std::size_t k = 0; k < batch; ++k) {
-      for (Slot& s : slots) {
-        if (s.batch.size() + (s.plunge ? 1 : 0) > k) continue;
-        while (!heap_.empty()) {
-          std::pop_heap(heap_.begin(), heap_.end(), WorseNode{});
-          Node n = std::move(heap_.back());
-          heap_.pop_back();
-          if (prunable(n.bound)) {
-            fathom_bound_ = std::min(fathom_bound_, n.bound);
-            continue;
-          }
-          s.batch.push_back(std::move(n));
-          break;
-        }
+    round_.clear();
+    while (round_.size() < room && !heap_.empty()) {
+      std::pop_heap(heap_.begin(), heap_.end(), WorseNode{});
+      Node n = std::move(heap_.back());
+      heap_.pop_back();
+      if (prunable(n.bound)) {
+        fathom_bound_ = std::min(fathom_bound_, n.bound);
+        continue;
       }
+      round_.push_back(std::move(n));
     }
+    // Each node goes to the worker whose LP its parent's basis belongs to, where there is room:
+    // elsewhere it would start from another node's basis (about three times the simplex
+    // iterations). The rest fill the remaining room in turn.
+    auto has_room = [&](const Slot& s) { return s.batch.size() + (s.plunge ? 1 : 0) < batch; };
+    std::vector<char> placed(round_.size(), 0);
+    for (std::size_t k = 0; k < round_.size(); ++k) {
+      const Node& n = round_[k];
+      if (!n.basis) continue;
+      Slot& owner = slots[static_cast<std::size_t>(n.basis->worker)];
+      if (!has_room(owner)) continue;
+      owner.batch.push_back(std::move(round_[k]));
+      placed[k] = 1;
+    }
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < round_.size(); ++k) {
+      if (placed[k]) continue;
+      while (!has_room(slots[w])) w = (w + 1) % slots.size();
+      slots[w].batch.push_back(std::move(round_[k]));
+      w = (w + 1) % slots.size();
+    }
+    for (Slot& s : slots) std::sort(s.batch.begin(), s.batch.end(), BetterNode{});
     int active = 0;
     for (const Slot& s : slots) active += s.active() ? 1 : 0;
     if (active == 0) break;
@@ -1619,15 +1666,14 @@ sdk::SolveResult Search::run() {
     if (error) std::rethrow_exception(error);
     if (!helpers.empty()) {
       other_nodes_ = other_iterations_ = other_cuts_ = 0;
-      other_carried_nodes_ = other_cuts_back_ = 0;
+      other_warm_ = {};
       for (std::size_t w = 1; w < slots.size(); ++w) {
         Search& hs = helpers[w - 1]->search();
         if (posted[w] && merge(hs)) requeued = true;
         other_nodes_ += hs.nodes_;
         other_iterations_ += hs.lp_work();
         other_cuts_ += hs.cuts_;
-        other_carried_nodes_ += hs.carried_nodes_;
-        other_cuts_back_ += hs.cuts_back_;
+        other_warm_ += hs.warm_;
       }
     }
     // What the workers left open: their children, and the batch they did not reach.
