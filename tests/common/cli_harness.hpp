@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/temp_dir.hpp"
+
 #ifndef ARBO_CLI
 #error "cli_harness.hpp needs ARBO_CLI, the path of the arbo binary"
 #endif
@@ -37,34 +39,6 @@ inline std::string slurp(const fs::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-/// A fixture with its own empty directory `dir_`, named after the test and kept when the test
-/// fails, for a look at what the command left there.
-class TempDirTest : public ::testing::Test {
- protected:
-  /// `prefix` names the directory: <tmp>/<prefix><pid>_<test name>.
-  explicit TempDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
-
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           (prefix_ + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-  }
-
-  fs::path dir_;
-
- private:
-  std::string prefix_;
-};
 
 /// Runs `arbo` in `dir_`.
 class CliTest : public TempDirTest {

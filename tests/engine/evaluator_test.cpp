@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "arbo/kernel/evaluator.hpp"
+#include "common/temp_dir.hpp"
 
 namespace arbo::kernel {
 namespace {
@@ -61,15 +62,9 @@ TEST(ParseCommandOutput, RejectsGarbageNaNAndMissingValues) {
   }
 }
 
-class CommandEvaluatorTest : public ::testing::Test {
+class CommandEvaluatorTest : public arbo::test::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("arbo_eval_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  CommandEvaluatorTest() : TempDirTest("arbo_eval_test_") {}
 
   EvalOutcome run(const std::string& script, double timeout = 10.0,
                   std::vector<BlackBoxConstraint> cons = {}) {
@@ -80,8 +75,6 @@ class CommandEvaluatorTest : public ::testing::Test {
     auto ev = make_command_evaluator(spec, std::move(cons), dir_);
     return ev->evaluate(7, Eigen::VectorXd::Zero(1), R"({"x": 0.25})");
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CommandEvaluatorTest, PassesThePointAndReadsTheResult) {

@@ -1,45 +1,29 @@
 // SPDX-License-Identifier: MIT
 // How many threads `threads = 0` gives: the cgroup CPU quota read from a fake cgroup tree.
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
 
+#include "common/temp_dir.hpp"
 #include "cores.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
 using arbo::plugins::glpk::available_cores;
 using arbo::plugins::glpk::cgroup_cpu_limit;
 
-class CgroupTree : public ::testing::Test {
+class CgroupTree : public arbo::test::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("arbo_cores_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  CgroupTree() : TempDirTest("arbo_cores_") {}
 
-  void write(const fs::path& rel, const std::string& text) {
-    fs::create_directories((root_ / rel).parent_path());
-    std::ofstream(root_ / rel) << text;
-  }
   int limit(const std::string& self_cgroup) {
     std::istringstream in(self_cgroup);
-    return cgroup_cpu_limit(in, root_);
+    return cgroup_cpu_limit(in, dir_);
   }
-
-  fs::path root_;
 };
 
 TEST_F(CgroupTree, no_files_means_no_limit) {
@@ -50,16 +34,15 @@ TEST_F(CgroupTree, no_files_means_no_limit) {
 }
 
 TEST_F(CgroupTree, v2_quota_rounds_up_to_whole_cores) {
-  write("cpu.max", "max 100000\n");
-  EXPECT_EQ(limit("0::/\n"), 0);
-  write("cpu.max", "150000 100000\n");
-  EXPECT_EQ(limit("0::/\n"), 2);
-  write("cpu.max", "200000 100000\n");
-  EXPECT_EQ(limit("0::/\n"), 2);
-  write("cpu.max", "20000 100000\n");
-  EXPECT_EQ(limit("0::/\n"), 1);
-  write("cpu.max", "nonsense 100000\n");
-  EXPECT_EQ(limit("0::/\n"), 0);
+  const std::pair<const char*, int> cases[] = {{"max 100000\n", 0},
+                                               {"150000 100000\n", 2},
+                                               {"200000 100000\n", 2},
+                                               {"20000 100000\n", 1},
+                                               {"nonsense 100000\n", 0}};
+  for (const auto& [cpu_max, cores] : cases) {
+    write("cpu.max", cpu_max);
+    EXPECT_EQ(limit("0::/\n"), cores) << cpu_max;
+  }
 }
 
 TEST_F(CgroupTree, v2_the_tightest_group_on_the_way_up_wins) {
