@@ -307,9 +307,9 @@ class Search {
   std::uint64_t layout_ = 0;
   std::deque<DeletedRows> deleted_;  // the last kKeptLayouts changes
   std::uint64_t deleted_first_ = 0;  // the layout that deleted_.front() changed
+  WarmStarts warm_;
   // Buffers of `restore_basis`.
   Basis carried_;
-  WarmStarts warm_;
   std::vector<SparseRow> back_rows_;
   std::vector<double> back_lo_, back_up_;
   std::vector<signed char> back_status_;
@@ -549,15 +549,17 @@ void Search::purge_cuts() {
   for (int k = 0; k < cut_rows; ++k) {
     if (cut_age_[static_cast<std::size_t>(k)] >= kCutMaxAge) drop.push_back(cut_first_ + k);
   }
-  // Deleting rows invalidates the warm-start bases of open nodes: only worth it in bulk.
-  if (static_cast<int>(drop.size()) < std::max(kMinCutPurge, cut_rows / 4)) return;
+  // Every deletion is recorded for the open nodes' warm starts (restore_basis), and a node
+  // whose parent had a dropped cut active adds it back: only worth it in bulk.
+  const std::size_t dropped = drop.size();
+  if (static_cast<int>(dropped) < std::max(kMinCutPurge, cut_rows / 4)) return;
   delete_rows(std::move(drop));
   std::size_t kept = 0;
   for (std::size_t k = 0; k < cut_age_.size(); ++k) {
     if (cut_age_[k] < kCutMaxAge) cut_age_[kept++] = cut_age_[k];
   }
   cut_age_.resize(kept);
-  log(sdk::LogLevel::Debug, "glpk_bnb: dropped {} cuts inactive at the last {} nodes", drop.size(),
+  log(sdk::LogLevel::Debug, "glpk_bnb: dropped {} cuts inactive at the last {} nodes", dropped,
       kCutMaxAge);
 }
 
