@@ -61,9 +61,11 @@ constexpr std::int64_t kPolishEvery = 8;
 // and 11 of 14, and age 5 proved 16/16 of another corpus where 20 proved 14. A pool of 150
 // instead of 300 then proved 11 against 10 of the 14, and the 16 in 0.86x the total time.
 constexpr int kMinCutPool = 150;
-// Deleted rows are kept for the warm starts of the last kKeptLayouts row layouts (see
-// restore_basis), which bounds their memory in long solves.
-constexpr std::size_t kKeptLayouts = 128;
+// Deleted rows are kept for the warm starts of open nodes (restore_basis) up to this many
+// coefficients in all (about 24 MB per thread), the oldest forgotten first. G7's models drop
+// small cuts every few nodes; a limit of 128 drops instead left 220 of 2,900 nodes (30 s, two
+// threads) without their parent's basis.
+constexpr std::size_t kKeptCoefficients = 2'000'000;
 constexpr int kCutMaxAge = 5;
 constexpr int kMinCutPurge = 50;
 // Reliability branching (Achterberg, Koch and Martin 2005): a variable whose pseudo-costs rest
@@ -303,9 +305,11 @@ class Search {
     std::vector<int> at;          // increasing, numbered as in layout L
     std::vector<SparseRow> rows;  // as given, with their bounds
     std::vector<double> lo, up;
+    std::size_t coefficients = 0;
   };
   std::uint64_t layout_ = 0;
-  std::deque<DeletedRows> deleted_;  // the last kKeptLayouts changes
+  std::deque<DeletedRows> deleted_;  // the latest changes, up to kKeptCoefficients
+  std::size_t kept_coefficients_ = 0;
   std::uint64_t deleted_first_ = 0;  // the layout that deleted_.front() changed
   WarmStarts warm_;
   // Buffers of `restore_basis`.
@@ -567,8 +571,11 @@ void Search::delete_rows(std::vector<int> rows) {
   DeletedRows d;
   lp_.get_rows(rows, d.rows, d.lo, d.up);
   d.at = rows;
+  for (const SparseRow& r : d.rows) d.coefficients += r.idx.size();
+  kept_coefficients_ += d.coefficients;
   deleted_.push_back(std::move(d));
-  if (deleted_.size() > kKeptLayouts) {
+  while (kept_coefficients_ > kKeptCoefficients && deleted_.size() > 1) {
+    kept_coefficients_ -= deleted_.front().coefficients;
     deleted_.pop_front();
     ++deleted_first_;
   }
