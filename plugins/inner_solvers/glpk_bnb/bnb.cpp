@@ -243,7 +243,9 @@ class Search {
   // Counts, per cut row, the consecutive node optima at which it was slack.
   void age_cuts(const Basis& basis);
   void delete_rows(std::vector<int> rows);
-  void restore_basis(const SavedBasis& saved);
+  // How a node's LP was started; see restore_basis.
+  enum class Start { Parent, Carried, Foreign, Stale };
+  Start restore_basis(const SavedBasis& saved);
   // Rounds integers, clamps to bounds, evaluates; true (and a new incumbent) when feasible.
   bool consider(const std::vector<double>& x, const char* source);
   void snap(const std::vector<double>& x, std::vector<double>& out) const;
@@ -589,20 +591,13 @@ void Search::delete_rows(std::vector<int> rows) {
 // parent's again. Without them it would hold more basic variables than rows, and the node
 // would start from the last node's basis instead: on a late G1 model (one thread, 30 s) such
 // nodes took 397 simplex iterations on average against 122 and were a third of all nodes.
-void Search::restore_basis(const SavedBasis& saved) {
-  if (saved.worker != worker_) {  // another thread's LP
-    ++warm_.foreign;
-    return;
-  }
+Search::Start Search::restore_basis(const SavedBasis& saved) {
+  if (saved.worker != worker_) return Start::Foreign;  // another thread's LP
   if (saved.layout == layout_) {
     lp_.set_basis(saved.basis);
-    ++warm_.parent;
-    return;
+    return Start::Parent;
   }
-  if (saved.layout < deleted_first_) {  // too old: its deleted rows are forgotten
-    ++warm_.stale;
-    return;
-  }
+  if (saved.layout < deleted_first_) return Start::Stale;  // its deleted rows are forgotten
   carried_.cols = saved.basis.cols;
   std::vector<signed char>& rows = carried_.rows;
   rows = saved.basis.rows;
@@ -638,7 +633,7 @@ void Search::restore_basis(const SavedBasis& saved) {
     warm_.cuts_back += static_cast<std::int64_t>(back_rows_.size());
   }
   lp_.set_basis(carried_);
-  ++warm_.carried;
+  return Start::Carried;
 }
 
 LpStatus Search::solve_relaxation(bool root, double& obj) {
@@ -1128,7 +1123,14 @@ void Search::process(Node& node, std::vector<Node>& children) {
   std::vector<double>& up = up_buf_;
   if (!node_bounds(node, lo, up)) return;  // empty box
   load_bounds(lo, up);
-  if (node.basis) restore_basis(*node.basis);
+  if (node.basis) {
+    switch (restore_basis(*node.basis)) {
+      case Start::Parent: ++warm_.parent; break;
+      case Start::Carried: ++warm_.carried; break;
+      case Start::Foreign: ++warm_.foreign; break;
+      case Start::Stale: ++warm_.stale; break;
+    }
+  }
   double obj = 0.0;
   const LpStatus st = solve_relaxation(node.depth == 0, obj);
   ++nodes_;
@@ -1188,7 +1190,7 @@ void Search::process(Node& node, std::vector<Node>& children) {
   }
   if (moved) {
     load_bounds(lo, up);
-    lp_.set_basis(saved->basis);
+    restore_basis(*saved);  // fix-and-resolve may have undone a failed cut round: new layout
   }
   if (prunable(obj)) {
     fathom_bound_ = std::min(fathom_bound_, obj);
