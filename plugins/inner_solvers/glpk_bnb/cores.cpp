@@ -10,7 +10,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <thread>
 
 namespace arbo::plugins::glpk {

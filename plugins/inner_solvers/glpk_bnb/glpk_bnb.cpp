@@ -75,10 +75,10 @@ const sdk::ParamSpecList& GlpkBnb::params() {
       sdk::ParamSpec::integer(
           "threads",
           "Threads of the branch-and-bound; 0 for one per core the process may use (its CPU "
-          "affinity, capped by its cgroup's CPU quota), at most 8. The threads work in rounds that "
-          "are merged in a fixed order, so a solve that "
-          "ends within its limits gives the same answer on every run with the same thread "
-          "count (another count visits the nodes in another order).",
+          "affinity, capped by its cgroup's CPU quota), at most 8. The threads work in rounds "
+          "that are merged in a fixed order, so a solve that ends within its limits gives the "
+          "same answer on every run with the same thread count (another count visits the nodes "
+          "in another order).",
           0, 0, 64),
       sdk::ParamSpec::integer(
           "no_incumbent_retries",
