@@ -9,8 +9,14 @@ solves them changes. (Dumping from a live study instead gives models that depend
 wall-clock-limited solves.)
 
   model_corpus.py STUDY_DIR OUT_DIR --arbo build/bin/arbo --counts 40,50,60 [--prefix st]
+
+With --replay, nothing is dumped: the proposal is made with the study's own solver settings
+(time limit included, and with its starts, which a dumped model file cannot carry), its solver
+figures are printed as one JSON line per count, and arbo's debug log is kept in
+OUT_DIR/<prefix>_n<n>.log.
 """
 import argparse
+import json
 import pathlib
 import re
 import shutil
@@ -26,6 +32,10 @@ def main():
     ap.add_argument("--arbo", default="build/bin/arbo")
     ap.add_argument("--counts", required=True, help="comma-separated observation counts")
     ap.add_argument("--prefix", default="m")
+    ap.add_argument("--replay", action="store_true",
+                    help="solve with the study's settings and print the solver figures")
+    ap.add_argument("--solver", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --replay: set an [inner_solver] key (TOML value), e.g. threads=1")
     args = ap.parse_args()
     src = pathlib.Path(args.study) / "study.db"
     out = pathlib.Path(args.out).resolve()
@@ -48,6 +58,18 @@ def main():
         if not sep:
             sys.exit("the stored pipeline has no [inner_solver] table")
         solver = re.sub(r'(?m)^dump_model = .*$', "", solver)
+        if args.replay:
+            for setting in args.solver:
+                key, _, value = setting.partition("=")
+                solver = re.sub(rf'(?m)^{re.escape(key)} = .*$', "", solver)
+                solver = solver.replace('plugin = "glpk_bnb"',
+                                        f'plugin = "glpk_bnb"\n{key} = {value}', 1)
+            db.execute("update meta set value = ? where key = 'pipeline'", (head + sep + solver,))
+            db.execute("update meta set value = ? where key = 'budget'", (str(n + 1),))
+            db.commit()
+            db.close()
+            replay(args, work, n, out / f"{args.prefix}_n{n}.log")
+            continue
         solver = re.sub(r'(?m)^time_limit = .*$', "time_limit = 0.01", solver)
         solver = re.sub(r'(?m)^no_incumbent_retries = .*$', "no_incumbent_retries = 0", solver)
         # Numbered dumps: a proposal may solve more models after the acquisition (the
@@ -71,6 +93,21 @@ def main():
             sys.exit(f"no model dumped for n = {n}:\n{run.stdout}\n{run.stderr}")
         shutil.rmtree(work)
         print(model)
+
+
+def replay(args, work, n, log):
+    with open(log, "w") as f:
+        subprocess.run([args.arbo, "-v", "run", "--study", str(work), "--resume", "-q",
+                        "--set", f"study.budget={n + 1}"], stdout=f, stderr=subprocess.STDOUT)
+    db = sqlite3.connect(work / "study.db")
+    row = db.execute("select stats from proposal_stats where id = ?", (n + 1,)).fetchone()
+    db.close()
+    if row is None:
+        sys.exit(f"no proposal made for n = {n}; see {log}")
+    stats = json.loads(row[0])
+    print(json.dumps({"count": n, **{k: stats.get(k) for k in
+                      ("status", "objective", "best_bound", "gap", "nodes", "solve_seconds")}}))
+    shutil.rmtree(work)
 
 
 if __name__ == "__main__":
