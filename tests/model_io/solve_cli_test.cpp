@@ -223,4 +223,25 @@ TEST_F(SolveCli, SetPassesSolverParameters) {
   expect_contains(ok.out, "status: optimal\n");
 }
 
+TEST_F(SolveCli, SolverLimitParametersSetTheSolveOptions) {
+  write("knapsack.lp", kKnapsack);
+  // glpk_bnb's own node_limit and relative_gap, given with --set, limit this solve: before,
+  // the command's defaults silently replaced them.
+  const CliResult nodes = arbo("solve knapsack.lp --set node_limit=1 --json");
+  ASSERT_EQ(nodes.code, 0) << nodes.err;
+  const json n = json::parse(nodes.out);
+  EXPECT_EQ(n["status"], "limit reached");
+  EXPECT_EQ(n["nodes"].get<int>(), 1);
+  const CliResult gap = arbo("solve knapsack.lp --set relative_gap=0.5 --json");
+  ASSERT_EQ(gap.code, 0) << gap.err;
+  const json v = json::parse(gap.out);
+  EXPECT_EQ(v["status"], "optimal");
+  EXPECT_GT(v["gap"].get<double>(), 1e-4);  // stopped at the looser gap, short of 10.5 (a, b)
+  EXPECT_LT(v["objective"].get<double>(), 10.5);
+  // The flag and the parameter of the same meaning together are a usage error.
+  const CliResult both = arbo("solve knapsack.lp --set node_limit=1 --node-limit 2");
+  EXPECT_EQ(both.code, 2);
+  expect_contains(both.err, "--set node_limit and --node-limit say the same thing");
+}
+
 }  // namespace

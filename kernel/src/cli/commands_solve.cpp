@@ -38,6 +38,52 @@ nlohmann::ordered_json number_or_null(double v) {
   return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
 }
 
+// A model solver obeys the SolveOptions it is handed, not its own parameters of the same name
+// (those serve it inside a pipeline), so `--set node_limit=300` alone would be accepted and
+// then ignored. The solver's limit parameters given with --set therefore set the options too;
+// given together with the flag of the same meaning, they are an error.
+void set_limits_from_params(const std::vector<std::string>& sets, const sdk::ParamSet& params,
+                            const po::variables_map& vm, sdk::SolveOptions& options) {
+  struct Limit {
+    const char* key;
+    const char* flag;  // nullptr: no flag of that meaning
+  };
+  static constexpr Limit kLimits[] = {{"time_limit", "time-limit"},
+                                      {"node_limit", "node-limit"},
+                                      {"relative_gap", "gap"},
+                                      {"absolute_gap", nullptr},
+                                      {"feasibility_tolerance", nullptr}};
+  for (const std::string& set : sets) {
+    std::string key = set.substr(0, set.find('='));
+    key.erase(key.find_last_not_of(" \t") + 1);
+    key.erase(0, key.find_first_not_of(" \t"));
+    for (const Limit& l : kLimits) {
+      if (key != l.key || !params.has(key)) continue;
+      if (l.flag != nullptr && vm.count(l.flag)) {
+        throw po::error(
+            fmt::format("--set {} and --{} say the same thing; give one of them", key, l.flag));
+      }
+      double v = 0.0;
+      try {
+        v = params.get_real(key);
+      } catch (const sdk::ParamError&) {
+        continue;  // not a number for this solver: the name means something else there
+      }
+      if (key == "time_limit") {
+        options.time_limit_seconds = v;  // the solver's parameter spec has checked the range
+      } else if (key == "node_limit") {
+        options.node_limit = static_cast<std::int64_t>(v);
+      } else if (key == "relative_gap") {
+        options.relative_gap = v;
+      } else if (key == "absolute_gap") {
+        options.absolute_gap = v;
+      } else {
+        options.feasibility_tolerance = v;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
@@ -54,8 +100,10 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
       "gap", po::value(&gap), "relative optimality gap at which to stop (default: 1e-4)")(
       "node-limit", po::value(&node_limit), "stop after N branch-and-bound nodes")(
       "set", po::value(&sets)->composing(),
-      "KEY=VALUE: a parameter of the solver component (e.g. threads=1); repeatable")(
-      "json", po::bool_switch(&json), "print one JSON object instead of text")(
+      "KEY=VALUE: a parameter of the solver component (e.g. threads=1); repeatable. "
+      "Its time_limit, node_limit, relative_gap, absolute_gap and feasibility_tolerance "
+      "set this solve's limits, like the flags")("json", po::bool_switch(&json),
+                                                 "print one JSON object instead of text")(
       "file", po::value(&file), "model in CPLEX LP format");
   po::variables_map vm;
   if (!parse_args(args, opts, {optional_arg("file")}, vm)) return kernel::kExitOk;
@@ -91,11 +139,12 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   }
   const std::string id = entry->id;
 
+  kernel::guarded_call(id, "params", [&] { entry->info.params(); });
+  const sdk::ParamSet params = kernel::read_component_params(sets, entry->info, id);
+  set_limits_from_params(sets, params, vm, options);
   // Declared before the component so that it outlives it.
   kernel::KernelContext context(id, kernel::make_logger("arbo", "", g.verbose), &interrupt_flag());
   if (std::isfinite(options.time_limit_seconds)) context.set_budget(options.time_limit_seconds);
-  kernel::guarded_call(id, "params", [&] { entry->info.params(); });
-  const sdk::ParamSet params = kernel::read_component_params(sets, entry->info, id);
   const sdk::Space no_space;
   const std::shared_ptr<sdk::Component> component =
       registry.create(*entry, sdk::CreateArgs{context, params, no_space});

@@ -2,6 +2,7 @@
 #include "bnb.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -95,19 +96,19 @@ struct SavedBasis {
   int worker;  // whose LP it belongs to: each thread of a parallel search has its own
 };
 
+// How a node's LP was started (see Search::restore_basis): from the parent's basis as saved;
+// from it carried over dropped cuts; from the last node's basis because the parent ran on
+// another thread, or because it was saved too many drops ago.
+enum class Start { Parent, Carried, Foreign, Stale };
+
 // How the nodes' LPs were warm-started, for the final debug line.
 struct WarmStarts {
-  std::int64_t parent = 0;     // the parent's basis as saved
-  std::int64_t carried = 0;    // the parent's basis carried over dropped cuts
-  std::int64_t cuts_back = 0;  // dropped cuts brought back for those
-  std::int64_t foreign = 0;    // the parent ran on another thread: the last node's basis
-  std::int64_t stale = 0;      // saved too many drops ago: the last node's basis
+  std::array<std::int64_t, 4> by_start{};  // indexed by Start
+  std::int64_t cuts_back = 0;              // dropped cuts brought back for the carried ones
+  std::int64_t& operator[](Start s) { return by_start[static_cast<std::size_t>(s)]; }
   WarmStarts& operator+=(const WarmStarts& o) {
-    parent += o.parent;
-    carried += o.carried;
+    for (std::size_t k = 0; k < by_start.size(); ++k) by_start[k] += o.by_start[k];
     cuts_back += o.cuts_back;
-    foreign += o.foreign;
-    stale += o.stale;
     return *this;
   }
 };
@@ -242,9 +243,9 @@ class Search {
   void purge_cuts();
   // Counts, per cut row, the consecutive node optima at which it was slack.
   void age_cuts(const Basis& basis);
-  void delete_rows(std::vector<int> rows);
-  // How a node's LP was started; see restore_basis.
-  enum class Start { Parent, Carried, Foreign, Stale };
+  // `since_save`: every row was added after the last basis was saved, so no saved basis has
+  // them and their coefficients need not be kept (the layout change itself is recorded).
+  void delete_rows(std::vector<int> rows, bool since_save = false);
   Start restore_basis(const SavedBasis& saved);
   // Rounds integers, clamps to bounds, evaluates; true (and a new incumbent) when feasible.
   bool consider(const std::vector<double>& x, const char* source);
@@ -329,7 +330,8 @@ class Search {
   // Worker 0: the helpers' totals, as of the last round.
   std::int64_t other_nodes_ = 0, other_iterations_ = 0, other_cuts_ = 0;
   WarmStarts other_warm_;
-  std::vector<Node> round_;  // the open nodes handed out in a round
+  std::vector<Node> round_;   // the open nodes handed out in a round
+  std::vector<char> placed_;  // per node of round_: given to its owner already
   std::vector<double> pc_snap_[4];
   std::int64_t last_polish_ = -kPolishEvery;
   double fathom_bound_ = kInfinity;  // least bound among leaves closed by the bound test
@@ -569,9 +571,9 @@ void Search::purge_cuts() {
       kCutMaxAge);
 }
 
-void Search::delete_rows(std::vector<int> rows) {
+void Search::delete_rows(std::vector<int> rows, bool since_save) {
   DeletedRows d;
-  lp_.get_rows(rows, d.rows, d.lo, d.up);
+  if (!since_save) lp_.get_rows(rows, d.rows, d.lo, d.up);
   d.at = rows;
   for (const SparseRow& r : d.rows) d.coefficients += r.idx.size();
   kept_coefficients_ += d.coefficients;
@@ -591,7 +593,7 @@ void Search::delete_rows(std::vector<int> rows) {
 // parent's again. Without them it would hold more basic variables than rows, and the node
 // would start from the last node's basis instead: on a late G1 model (one thread, 30 s) such
 // nodes took 397 simplex iterations on average against 122 and were a third of all nodes.
-Search::Start Search::restore_basis(const SavedBasis& saved) {
+Start Search::restore_basis(const SavedBasis& saved) {
   if (saved.worker != worker_) return Start::Foreign;  // another thread's LP
   if (saved.layout == layout_) {
     lp_.set_basis(saved.basis);
@@ -666,7 +668,7 @@ LpStatus Search::solve_relaxation(bool root, double& obj) {
       // relaxation: drop them and let the previous round's solution and bound stand.
       std::vector<int> added;
       for (int r = rows_before; r < lp_.num_rows(); ++r) added.push_back(r);
-      delete_rows(std::move(added));
+      delete_rows(std::move(added), true);  // the node's basis is saved after its cut rounds
       cut_age_.resize(static_cast<std::size_t>(rows_before - cut_first_));
       st = lp_.solve(ms_left());
       if (st == LpStatus::Optimal) {
@@ -1123,14 +1125,7 @@ void Search::process(Node& node, std::vector<Node>& children) {
   std::vector<double>& up = up_buf_;
   if (!node_bounds(node, lo, up)) return;  // empty box
   load_bounds(lo, up);
-  if (node.basis) {
-    switch (restore_basis(*node.basis)) {
-      case Start::Parent: ++warm_.parent; break;
-      case Start::Carried: ++warm_.carried; break;
-      case Start::Foreign: ++warm_.foreign; break;
-      case Start::Stale: ++warm_.stale; break;
-    }
-  }
+  if (node.basis) ++warm_[restore_basis(*node.basis)];
   double obj = 0.0;
   const LpStatus st = solve_relaxation(node.depth == 0, obj);
   ++nodes_;
@@ -1286,7 +1281,8 @@ sdk::SolveResult Search::finish(bool limit, const std::string& note) {
       "glpk_bnb: warm starts: {} from the parent's basis, {} from it carried over dropped cuts "
       "({} dropped cuts brought back), {} from the last node's basis (parent on another "
       "thread: {}, saved too many drops ago: {})",
-      w.parent, w.carried, w.cuts_back, w.foreign + w.stale, w.foreign, w.stale);
+      w[Start::Parent], w[Start::Carried], w.cuts_back, w[Start::Foreign] + w[Start::Stale],
+      w[Start::Foreign], w[Start::Stale]);
   res.message = note;
   if (res.message.empty()) {
     res.message =
@@ -1588,18 +1584,18 @@ sdk::SolveResult Search::run() {
     // elsewhere it would start from another node's basis (about three times the simplex
     // iterations). The rest fill the remaining room in turn.
     auto has_room = [&](const Slot& s) { return s.batch.size() + (s.plunge ? 1 : 0) < batch; };
-    std::vector<char> placed(round_.size(), 0);
+    placed_.assign(round_.size(), 0);
     for (std::size_t k = 0; k < round_.size(); ++k) {
       const Node& n = round_[k];
       if (!n.basis) continue;
       Slot& owner = slots[static_cast<std::size_t>(n.basis->worker)];
       if (!has_room(owner)) continue;
       owner.batch.push_back(std::move(round_[k]));
-      placed[k] = 1;
+      placed_[k] = 1;
     }
     std::size_t turn = 0;
     for (std::size_t k = 0; k < round_.size(); ++k) {
-      if (placed[k]) continue;
+      if (placed_[k]) continue;
       while (!has_room(slots[turn])) turn = (turn + 1) % slots.size();
       slots[turn].batch.push_back(std::move(round_[k]));
       turn = (turn + 1) % slots.size();
