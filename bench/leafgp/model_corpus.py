@@ -57,30 +57,24 @@ def main():
         head, sep, solver = pipeline.partition("[inner_solver]")
         if not sep:
             sys.exit("the stored pipeline has no [inner_solver] table")
-        solver = re.sub(r'(?m)^dump_model = .*$', "", solver)
         if args.replay:
-            for setting in args.solver:
-                key, _, value = setting.partition("=")
-                solver = re.sub(rf'(?m)^{re.escape(key)} = .*$', "", solver)
-                solver = solver.replace('plugin = "glpk_bnb"',
-                                        f'plugin = "glpk_bnb"\n{key} = {value}', 1)
-            db.execute("update meta set value = ? where key = 'pipeline'", (head + sep + solver,))
-            db.execute("update meta set value = ? where key = 'budget'", (str(n + 1),))
-            db.commit()
-            db.close()
-            replay(args, work, n, out / f"{args.prefix}_n{n}.log")
-            continue
-        solver = re.sub(r'(?m)^time_limit = .*$', "time_limit = 0.01", solver)
-        solver = re.sub(r'(?m)^no_incumbent_retries = .*$', "no_incumbent_retries = 0", solver)
-        # Numbered dumps: a proposal may solve more models after the acquisition (the
-        # projection of the cell centre onto the known constraints); the first is the one.
-        numbered = out / f"_{args.prefix}_n{n}.{{n}}.lp"
-        solver = solver.replace('plugin = "glpk_bnb"',
-                                f'plugin = "glpk_bnb"\ndump_model = "{numbered}"', 1)
+            settings = [setting.partition("=")[::2] for setting in args.solver]
+        else:
+            # Numbered dumps: a proposal may solve more models after the acquisition (the
+            # projection of the cell centre onto the known constraints); the first is the one.
+            numbered = out / f"_{args.prefix}_n{n}.{{n}}.lp"
+            settings = [("time_limit", "0.01"), ("no_incumbent_retries", "0"),
+                        ("dump_model", f'"{numbered}"')]
+        solver = re.sub(r'(?m)^dump_model = .*$', "", solver)
+        for key, value in settings:
+            solver = with_key(solver, key, value)
         db.execute("update meta set value = ? where key = 'pipeline'", (head + sep + solver,))
         db.execute("update meta set value = ? where key = 'budget'", (str(n + 1),))
         db.commit()
         db.close()
+        if args.replay:
+            replay(args, work, n, out / f"{args.prefix}_n{n}.log")
+            continue
         run = subprocess.run([args.arbo, "run", "--study", str(work), "--resume", "-q",
                               "--set", f"study.budget={n + 1}"],
                              capture_output=True, text=True)
@@ -93,6 +87,13 @@ def main():
             sys.exit(f"no model dumped for n = {n}:\n{run.stdout}\n{run.stderr}")
         shutil.rmtree(work)
         print(model)
+
+
+def with_key(solver, key, value):
+    """The [inner_solver] table's text with `key = value` (a TOML value) instead of any earlier
+    line for that key."""
+    solver = re.sub(rf'(?m)^{re.escape(key)} = .*$', "", solver)
+    return solver.replace('plugin = "glpk_bnb"', f'plugin = "glpk_bnb"\n{key} = {value}', 1)
 
 
 def replay(args, work, n, log):

@@ -57,6 +57,13 @@ class SolveCli : public arbo::test::CliTest {
   SolveCli()
       : CliTest("arbo_solve_", "",
                 std::string("--plugin-path '") + ARBO_ENUMERATE_PLUGIN_DIR + "' ") {}
+
+  // `arbo solve ARGS --json`, which must succeed; its answer parsed (null when it failed).
+  json solve_json(const std::string& args) {
+    const CliResult r = arbo("solve " + args + " --json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? json::parse(r.out) : json();
+  }
 };
 
 void expect_contains(const std::string& text, const std::string& part) {
@@ -80,9 +87,7 @@ TEST_F(SolveCli, OptimalText) {
 
 TEST_F(SolveCli, OptimalJson) {
   write("knapsack.lp", kKnapsack);
-  const CliResult r = arbo("solve knapsack.lp --solver enumerate --json");
-  ASSERT_EQ(r.code, 0) << r.err;
-  const json j = json::parse(r.out);
+  const json j = solve_json("knapsack.lp --solver enumerate");
   EXPECT_EQ(j["file"], "knapsack.lp");
   EXPECT_EQ(j["solver"], "inner_solver/enumerate");
   EXPECT_EQ(j["status"], "optimal");
@@ -104,9 +109,7 @@ TEST_F(SolveCli, InfeasibleIsAnAnswer) {
   expect_contains(r.out, "status: infeasible\n");
   expect_contains(r.out, "objective: -\n");
   EXPECT_EQ(r.out.find("variables:"), std::string::npos);
-  const CliResult j = arbo("solve infeasible.lp --solver enumerate --json");
-  ASSERT_EQ(j.code, 0) << j.err;
-  const json v = json::parse(j.out);
+  const json v = solve_json("infeasible.lp --solver enumerate");
   EXPECT_EQ(v["status"], "infeasible");
   EXPECT_TRUE(v["objective"].is_null());
   EXPECT_TRUE(v["variables"].empty());
@@ -114,18 +117,14 @@ TEST_F(SolveCli, InfeasibleIsAnAnswer) {
 
 TEST_F(SolveCli, UnboundedIsAnAnswer) {
   write("unbounded.lp", kUnbounded);
-  const CliResult r = arbo("solve unbounded.lp --solver enumerate --json");
-  EXPECT_EQ(r.code, 0) << r.err;
-  const json v = json::parse(r.out);
+  const json v = solve_json("unbounded.lp --solver enumerate");
   EXPECT_EQ(v["status"], "unbounded");
   EXPECT_TRUE(v["best_bound"].is_null());  // -inf
 }
 
 TEST_F(SolveCli, NodeLimitReturnsTheIncumbent) {
   write("knapsack.lp", kKnapsack);
-  const CliResult r = arbo("solve knapsack.lp --solver enumerate --node-limit 3 --json");
-  EXPECT_EQ(r.code, 0) << r.err;
-  const json v = json::parse(r.out);
+  const json v = solve_json("knapsack.lp --solver enumerate --node-limit 3");
   EXPECT_EQ(v["status"], "limit reached");
   EXPECT_EQ(v["nodes"].get<int>(), 3);
   // Points (0,0,0,0), (1,0,0,0), (0,1,0,0) were enumerated: the incumbent is a = 1.
@@ -227,14 +226,10 @@ TEST_F(SolveCli, SolverLimitParametersSetTheSolveOptions) {
   write("knapsack.lp", kKnapsack);
   // glpk_bnb's own node_limit and relative_gap, given with --set, limit this solve: before,
   // the command's defaults silently replaced them.
-  const CliResult nodes = arbo("solve knapsack.lp --set node_limit=1 --json");
-  ASSERT_EQ(nodes.code, 0) << nodes.err;
-  const json n = json::parse(nodes.out);
+  const json n = solve_json("knapsack.lp --set node_limit=1");
   EXPECT_EQ(n["status"], "limit reached");
   EXPECT_EQ(n["nodes"].get<int>(), 1);
-  const CliResult gap = arbo("solve knapsack.lp --set relative_gap=0.5 --json");
-  ASSERT_EQ(gap.code, 0) << gap.err;
-  const json v = json::parse(gap.out);
+  const json v = solve_json("knapsack.lp --set relative_gap=0.5");
   EXPECT_EQ(v["status"], "optimal");
   EXPECT_GT(v["gap"].get<double>(), 1e-4);  // stopped at the looser gap, short of 10.5 (a, b)
   EXPECT_LT(v["objective"].get<double>(), 10.5);
