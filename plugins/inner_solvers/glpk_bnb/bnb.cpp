@@ -668,7 +668,7 @@ LpStatus Search::solve_relaxation(bool root, double& obj) {
       // relaxation: drop them and let the previous round's solution and bound stand.
       std::vector<int> added;
       for (int r = rows_before; r < lp_.num_rows(); ++r) added.push_back(r);
-      delete_rows(std::move(added), true);  // the node's basis is saved after its cut rounds
+      delete_rows(std::move(added), true);  // added in this call; no basis is saved during it
       cut_age_.resize(static_cast<std::size_t>(rows_before - cut_first_));
       st = lp_.solve(ms_left());
       if (st == LpStatus::Optimal) {
