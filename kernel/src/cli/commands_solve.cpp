@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `arbo solve FILE`: solves a model read from a CPLEX LP file with a model-solver plugin, so
 // that users and tests can run the solver standalone.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -42,44 +43,33 @@ nlohmann::ordered_json number_or_null(double v) {
 // (those serve it inside a pipeline), so `--set node_limit=300` alone would be accepted and
 // then ignored. The solver's limit parameters given with --set therefore set the options too;
 // given together with the flag of the same meaning, they are an error.
-void set_limits_from_params(const std::vector<std::string>& sets, const sdk::ParamSet& params,
+void set_limits_from_params(const std::vector<std::string>& given, const sdk::ParamSet& params,
                             const po::variables_map& vm, sdk::SolveOptions& options) {
   struct Limit {
     const char* key;
     const char* flag;  // nullptr: no flag of that meaning
+    void (*apply)(sdk::SolveOptions&, double);
   };
-  static constexpr Limit kLimits[] = {{"time_limit", "time-limit"},
-                                      {"node_limit", "node-limit"},
-                                      {"relative_gap", "gap"},
-                                      {"absolute_gap", nullptr},
-                                      {"feasibility_tolerance", nullptr}};
-  for (const std::string& set : sets) {
-    std::string key = set.substr(0, set.find('='));
-    key.erase(key.find_last_not_of(" \t") + 1);
-    key.erase(0, key.find_first_not_of(" \t"));
-    for (const Limit& l : kLimits) {
-      if (key != l.key || !params.has(key)) continue;
-      if (l.flag != nullptr && vm.count(l.flag)) {
-        throw po::error(
-            fmt::format("--set {} and --{} say the same thing; give one of them", key, l.flag));
-      }
-      double v = 0.0;
-      try {
-        v = params.get_real(key);
-      } catch (const sdk::ParamError&) {
-        continue;  // not a number for this solver: the name means something else there
-      }
-      if (key == "time_limit") {
-        options.time_limit_seconds = v;  // the solver's parameter spec has checked the range
-      } else if (key == "node_limit") {
-        options.node_limit = static_cast<std::int64_t>(v);
-      } else if (key == "relative_gap") {
-        options.relative_gap = v;
-      } else if (key == "absolute_gap") {
-        options.absolute_gap = v;
-      } else {
-        options.feasibility_tolerance = v;
-      }
+  static constexpr Limit kLimits[] = {
+      {"time_limit", "time-limit",
+       [](sdk::SolveOptions& o, double v) { o.time_limit_seconds = v; }},
+      {"node_limit", "node-limit",
+       [](sdk::SolveOptions& o, double v) { o.node_limit = static_cast<std::int64_t>(v); }},
+      {"relative_gap", "gap", [](sdk::SolveOptions& o, double v) { o.relative_gap = v; }},
+      {"absolute_gap", nullptr, [](sdk::SolveOptions& o, double v) { o.absolute_gap = v; }},
+      {"feasibility_tolerance", nullptr,
+       [](sdk::SolveOptions& o, double v) { o.feasibility_tolerance = v; }}};
+  for (const Limit& l : kLimits) {
+    if (std::find(given.begin(), given.end(), l.key) == given.end()) continue;
+    if (l.flag != nullptr && vm.count(l.flag)) {
+      throw po::error(
+          fmt::format("--set {} and --{} say the same thing; give one of them", l.key, l.flag));
+    }
+    try {
+      // The solver's parameter spec has checked the range.
+      l.apply(options, params.get_real(l.key));
+    } catch (const sdk::ParamError&) {
+      // Not a number for this solver: the name means something else there.
     }
   }
 }
@@ -140,8 +130,9 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   const std::string id = entry->id;
 
   kernel::guarded_call(id, "params", [&] { entry->info.params(); });
-  const sdk::ParamSet params = kernel::read_component_params(sets, entry->info, id);
-  set_limits_from_params(sets, params, vm, options);
+  std::vector<std::string> given;
+  const sdk::ParamSet params = kernel::read_component_params(sets, entry->info, id, &given);
+  set_limits_from_params(given, params, vm, options);
   // Declared before the component so that it outlives it.
   kernel::KernelContext context(id, kernel::make_logger("arbo", "", g.verbose), &interrupt_flag());
   if (std::isfinite(options.time_limit_seconds)) context.set_budget(options.time_limit_seconds);

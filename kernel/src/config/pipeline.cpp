@@ -217,7 +217,8 @@ class PipelineReader {
   // `arbo solve --set` checks a component's parameters the way a pipeline table is checked.
   friend sdk::ParamSet kernel::read_component_params(const std::vector<std::string>& overrides,
                                                      const sdk::ComponentInfo& info,
-                                                     const std::string& id);
+                                                     const std::string& id,
+                                                     std::vector<std::string>* given);
 
   Pipeline read() {
     Pipeline p;
@@ -843,10 +844,15 @@ Pipeline parse_pipeline(const std::string& text, const std::string& path,
 }
 
 sdk::ParamSet read_component_params(const std::vector<std::string>& overrides,
-                                    const sdk::ComponentInfo& info, const std::string& id) {
+                                    const sdk::ComponentInfo& info, const std::string& id,
+                                    std::vector<std::string>* given) {
   TomlValue root = config::parse_document("", config::kOverrideSource);
   config::apply_overrides(root, overrides);
-  return PipelineReader::read_params(root, "", info, id);
+  sdk::ParamSet params = PipelineReader::read_params(root, "", info, id);
+  if (given != nullptr) {
+    for (const auto& [key, value] : root.as_table()) given->push_back(key);
+  }
+  return params;
 }
 
 Pipeline load_pipeline(const std::filesystem::path& file, const std::vector<std::string>& overrides,

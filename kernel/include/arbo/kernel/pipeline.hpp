@@ -116,9 +116,12 @@ Pipeline load_pipeline(const std::filesystem::path& file, const std::vector<std:
 /// Parameters of one component from "key=value" strings (`arbo solve --set`), each value read
 /// as a TOML value (falling back to a string) and validated against `info.params()` like a
 /// pipeline table's keys.
+/// `given`, when not null, receives the names of the parameters the strings set (the rest
+/// hold their defaults).
 /// @throws ConfigError naming the offending `--set` and the expected domain or nearest key.
 sdk::ParamSet read_component_params(const std::vector<std::string>& overrides,
-                                    const sdk::ComponentInfo& info, const std::string& id);
+                                    const sdk::ComponentInfo& info, const std::string& id,
+                                    std::vector<std::string>* given = nullptr);
 
 /// Writes a complete TOML document (all defaults explicit) that `parse_pipeline` reads back to
 /// an identical pipeline. Doubles are written with round-trip precision.
