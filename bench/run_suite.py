@@ -7,7 +7,8 @@ then writes results.csv, report.md and one regret plot per problem into the outp
 
 Rerunning with the same --out is resumable: finished studies are skipped, unfinished ones are
 resumed with `arbo run --resume`, and the CSV, report and plots are rebuilt from what is on
-disk. See bench/README.md for the suite format and the outputs.
+disk. --merge adds the runs of an earlier results.csv whose studies are not on disk (a protocol
+continued on another machine). See bench/README.md for the suite format and the outputs.
 """
 
 import argparse
@@ -16,6 +17,7 @@ import csv
 import datetime
 import fcntl
 import fnmatch
+import gzip
 import importlib.util
 import json
 import os
@@ -448,8 +450,10 @@ class Runner:
             raise SystemExit(f"run_suite: {self.out} does not exist")
         self.load_problems()
         jobs = [j for j in self.jobs() if j.is_done(self.suite.budget)]
+        merged = len(self.merged_runs())
         print(f"suite {self.suite.name}: report from {len(jobs)} finished runs of "
-              f"{len(self.jobs())}", flush=True)
+              f"{len(self.jobs())}" + (f", and {merged} runs merged from --merge" if merged else ""),
+              flush=True)
         self.write_outputs(jobs, None)
         print(f"wrote {self.out / 'results.csv'} and {self.out / 'report.md'}", flush=True)
 
@@ -474,7 +478,48 @@ class Runner:
                     "propose_seconds": repr(tp), "eval_seconds": repr(te),
                 })
             results.setdefault(j.method, {}).setdefault(j.problem, {})[j.seed] = rows
-        return results
+        for (method, problem, seed), rows in self.merged_runs().items():
+            results.setdefault(method, {}).setdefault(problem, {})[seed] = rows
+        # The suite's order, whichever runs came from disk and which from --merge.
+        return {m: {p: results[m][p] for p in self.suite.problems if p in results[m]}
+                for m in self.suite.methods() if m in results}
+
+    def merged_runs(self):
+        """{(method, problem, seed): CSV rows} of the --merge files: the suite's runs that are
+        not finished on disk here and that reached the budget there (their first `budget`
+        evaluations, as written there). The first file that has a run whole gives it."""
+        budget = self.suite.budget
+        wanted = {(j.method, j.problem, j.seed) for j in self.jobs() if not j.is_done(budget)}
+        runs = {}
+        for path in self.args.merge or []:
+            found = {}
+            for row in read_results_csv(path):
+                key = (row["pipeline"], row["problem"], int(row["seed"]))
+                if key in wanted and key not in runs:
+                    found.setdefault(key, []).append(row)
+            for key, rows in found.items():
+                rows.sort(key=lambda r: int(r["evaluation"]))
+                if len(rows) >= budget:  # a run stopped part-way there is not merged
+                    runs[key] = rows[:budget]
+        return runs
+
+
+def read_results_csv(path):
+    """The rows of a results.csv written by this runner: PATH is the file, its .gz copy, or an
+    output folder holding either. Exits with a message naming PATH when there is none, or when
+    its header is not this runner's."""
+    path = Path(path)
+    cands = [path / "results.csv", path / "results.csv.gz"] if path.is_dir() else [path]
+    found = next((c for c in cands if c.is_file()), None)
+    if found is None:
+        raise SystemExit(f"run_suite: --merge {path}: no results.csv or results.csv.gz there")
+    opener = gzip.open if found.suffix == ".gz" else open
+    with opener(found, "rt", newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames != CSV_FIELDS:
+            raise SystemExit(f"run_suite: --merge {found}: header {reader.fieldnames} is not "
+                             f"a results.csv header ({','.join(CSV_FIELDS)})")
+        return list(reader)
 
 
 def write_csv(path, results):
@@ -687,7 +732,9 @@ def write_report(runner, jobs, results, plots, run_seconds):
         f"(run from `{os.getcwd()}`)",
         f"- date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}; "
         + (f"this invocation took {run_seconds:.1f} s" if run_seconds is not None else
-         f"report only (--report-only), from the {len(jobs)} finished runs"),
+         f"report only (--report-only), from the {len(jobs)} finished runs")
+        + (f"; runs not on disk merged from {', '.join(f'`{m}`' for m in runner.args.merge)}"
+           if runner.args.merge else ""),
         f"- machine: `{uname}`; {cores} cores; {mem} memory",
         f"- repository commit when this report was written: {git_commit()} (the runs may come "
         f"from earlier builds); CLI `{runner.arbo}`",
@@ -821,6 +868,9 @@ def main():
                     help="list the runs and their state, run nothing")
     ap.add_argument("--report-only", action="store_true",
                     help="rebuild results.csv and report.md from the finished runs, run nothing")
+    ap.add_argument("--merge", action="append", metavar="PATH",
+                    help="also report the runs of an earlier results.csv (file, .gz, or output "
+                         "folder) that are not on disk here; repeatable")
     ap.add_argument("--retry-errors", action="store_true",
                     help="rerun studies whose error was recorded (default: keep the error)")
     try:

@@ -6,14 +6,17 @@ markdown tables (fit time, model size, solve time, nodes, gap, status; fraction 
 and median solve time).
 
   bench/leafgp/solver_stats.py OUT [--arbo build/bin/arbo] [--pipeline leaf_gp] [--csv FILE]
-                               [--finished]
+                               [--finished] [--merge CSV]
 
 --csv also writes one row per model-based iteration (gzip-compressed when FILE ends in .gz).
 --finished skips studies the runner has not marked done (a protocol still running).
+--merge CSV (repeatable) adds the rows of an earlier --csv output for the studies that are not on
+disk under OUT, so that a protocol whose study directories are gone is still counted whole.
 """
 import argparse
 import csv
 import gzip
+import itertools
 import json
 import statistics
 import subprocess
@@ -31,6 +34,17 @@ def quantiles(v):
     return q(0.25), q(0.5), q(0.75)
 
 
+def parse_cell(text):
+    """A CSV cell of --csv back to what the export gave: "" stays "" (no value), numbers
+    become int or float, anything else (the status) stays a string."""
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -38,17 +52,19 @@ def main():
     ap.add_argument("--pipeline", action="append")
     ap.add_argument("--csv")
     ap.add_argument("--finished", action="store_true", help="only studies marked done")
+    ap.add_argument("--merge", action="append", metavar="CSV",
+                    help="an earlier --csv output: its studies that are not on disk under OUT "
+                         "join the tables (and --csv); repeatable")
     args = ap.parse_args()
     fields = ["pipeline", "problem", "seed", "evaluation", "fit_seconds", "solve_seconds",
               "status", "nodes", "lp_iterations", "gap", "objective", "best_bound", "variables",
               "binaries", "integers", "linear_rows", "quadratic_rows"]
-    table = []
+    table = []  # one row per model-based iteration, `fields`; "" where the solver gave none
     root = Path(args.out) / "studies"
     pipelines = args.pipeline or sorted(p.name for p in root.iterdir() if p.is_dir())
-    rows, every = [], []
+    on_disk = set()
     for pipe in pipelines:
         for prob in sorted(p for p in (root / pipe).iterdir() if p.is_dir()):
-            stats, seeds = [], 0
             for study in sorted(prob.glob("seed*")):
                 if not (study / "study.db").exists():
                     continue
@@ -60,20 +76,29 @@ def main():
                                    capture_output=True, text=True)
                 if r.returncode != 0:
                     continue
-                obs = json.loads(r.stdout)
-                s = [o["solver"] for o in obs if "solver" in o]
-                for o in obs:
+                on_disk.add((pipe, prob.name, study.name[4:]))
+                for o in json.loads(r.stdout):
                     if "solver" in o:
                         table.append(dict({k: o["solver"].get(k, "") for k in fields[4:]},
                                           pipeline=pipe, problem=prob.name,
                                           seed=study.name[4:], evaluation=o["id"]))
-                if s:
-                    seeds += 1
-                    stats += s
-            if not stats:
-                continue
-            every += [(pipe, s) for s in stats]
-            rows.append((pipe, prob.name, seeds, stats))
+    for path in args.merge or []:
+        # An earlier --csv: its studies that are not on disk here (a protocol whose study
+        # directories are gone, or that went on elsewhere).
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt", newline="") as f:
+            for r in csv.DictReader(f):
+                if (not args.pipeline or r["pipeline"] in args.pipeline) and \
+                        (r["pipeline"], r["problem"], r["seed"]) not in on_disk:
+                    table.append({k: parse_cell(r[k]) if k in fields[4:] else r[k]
+                                  for k in fields})
+    table.sort(key=lambda t: (t["pipeline"], t["problem"], int(t["seed"]), int(t["evaluation"])))
+    rows, every = [], []  # (pipeline, problem, seeds, stats) per problem; (pipeline, stats)
+    for (pipe, prob), group in itertools.groupby(table, lambda t: (t["pipeline"], t["problem"])):
+        group = list(group)
+        stats = [{k: t[k] for k in fields[4:] if t[k] != ""} for t in group]
+        rows.append((pipe, prob, len({t["seed"] for t in group}), stats))
+        every += [(pipe, st) for st in stats]
+    pipelines = list(dict.fromkeys(pipe for pipe, *_ in rows))
     if args.csv:
         opener = gzip.open if args.csv.endswith(".gz") else open
         with opener(args.csv, "wt", newline="") as f:

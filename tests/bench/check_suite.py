@@ -5,7 +5,8 @@
   smoke: bench/suites/smoke.toml. Checks the CSV rows (one per pipeline x problem x seed x
          evaluation, best-so-far and regret recomputed independently), the report and the
          plots; that a rerun into the same folder skips every run and rebuilds an identical
-         CSV; and that the arbo pipelines are deterministic and resumable: a fresh folder run
+         CSV; that --merge reports the runs of that CSV, byte for byte, from a folder without
+         their studies, and leaves out a run stopped part-way; and that the arbo pipelines are deterministic and resumable: a fresh folder run
          first with half the budget and then resumed gives the same values as the first run.
   mixed: a maximization problem with every parameter type, conditions, a black-box and a
          known constraint (test plugin bench_mixed), random search and both Optuna peers.
@@ -13,6 +14,7 @@
 
 import argparse
 import csv
+import gzip
 import json
 import math
 import shutil
@@ -124,6 +126,27 @@ def smoke(args):
     log = run_suite(args, suite, first)
     check(log.count("skipped (finished)") == 12, "a rerun did not skip all 12 finished runs")
     check((first / "results.csv").read_bytes() == csv_before, "a rerun changed results.csv")
+
+    # Merged: a fresh folder with no study on disk reports the runs of an earlier results.csv
+    # (here gzip-compressed, as committed reports keep it) byte for byte; a run cut short there
+    # is left out.
+    cut = [r for r in rows if not (r["pipeline"] == "random" and r["problem"] == "hartmann6"
+                                   and r["seed"] == "2" and int(r["evaluation"]) > 10)]
+    with gzip.open(args.work_dir / "cut.csv.gz", "wt", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(cut)
+    merged = args.work_dir / "merged"
+    log = run_suite(args, suite, merged, "--report-only", "--no-plots", "--merge", str(first))
+    check("report from 0 finished runs of 12, and 12 runs merged" in log and
+          (merged / "results.csv").read_bytes() == csv_before,
+          "--merge of a whole results.csv did not give it back byte for byte")
+    log = run_suite(args, suite, merged, "--report-only", "--no-plots", "--merge",
+                    str(args.work_dir / "cut.csv.gz"))
+    check("and 11 runs merged" in log and
+          read_rows(merged) == [r for r in cut if r["problem"] != "hartmann6" or
+                                r["pipeline"] != "random" or r["seed"] != "2"],
+          "--merge took a run that stopped part-way")
 
     # Deterministic and resumable arbo pipelines: half the budget, then resumed to the full one.
     run_suite(args, suite, second, "--no-peers", "--budget", "10", "--no-plots")
