@@ -564,9 +564,11 @@ TEST(TreeGpDecode, QueryLiesInTheOptimalCellAndSatisfiesKnownConstraints) {
       sdk::validate_params(glpk_component().params(), {}, "inner_solver/glpk_bnb");
   const sdk::ParamSet gp_params =
       sdk::validate_params(plugins::TreeGp::params(), {}, "surrogate/tree_gp");
+  LinearConstraint sum({1.0, 0.0, 0.0, 1.0}, 0.6);
+  const std::vector<std::vector<const sdk::Constraint*>> variants = {{}, {&sum}};
   int projected = 0, total = 0;
   for (std::uint64_t seed = 51; seed < 57; ++seed) {
-    for (const bool constrained : {false, true}) {
+    for (const auto& cons : variants) {
       SolverContext solver_ctx(seed), gp_ctx(seed);
       std::unique_ptr<sdk::Component> solver_obj(
           glpk_component().create(sdk::CreateArgs{solver_ctx, solver_params, space}));
@@ -584,9 +586,6 @@ TEST(TreeGpDecode, QueryLiesInTheOptimalCellAndSatisfiesKnownConstraints) {
       sdk::Metric metric;
       gp.fit(data, metric);
       TestLcb acq(gp);
-      LinearConstraint lin({1.0, 0.0, 0.0, 1.0}, 0.6);
-      std::vector<const sdk::Constraint*> cons;
-      if (constrained) cons.push_back(&lin);
       const sdk::SolveRequest request{&acq, space, cons, data};
       const sdk::Proposal p = inner->maximize(request);
       ASSERT_TRUE(p.found) << p.note;
@@ -603,28 +602,47 @@ TEST(TreeGpDecode, QueryLiesInTheOptimalCellAndSatisfiesKnownConstraints) {
       }
       const std::vector<int> leaves = active_leaves(form, gp.gp(), gp.ensemble(), p.certificate->x);
       const Cell cell = cell_of(space, gp.ensemble(), gp.gp(), leaves);
-      EXPECT_TRUE(cell.contains(space, p.x, 1e-5 + 1e-9)) << space.describe(p.x);
-      if (constrained) {
-        EXPECT_LE(lin.violation(p.x), 1e-6) << space.describe(p.x);
-        // The projection moves the centre; count how often it was needed.
-        std::mt19937_64 r2(0);
-        const Eigen::VectorXd centre = cell_centre(space, cell, r2);
-        if (lin.violation(centre) > 0.0) ++projected;
-      } else {
-        EXPECT_EQ(leaves_of(gp.gp(), gp.ensemble(), p.x), leaves);
-        EXPECT_NE(p.note.find("decoded"), std::string::npos) << p.note;
-      }
-      // The acquisition at the query equals the certified optimum (constant on the cell),
-      // unless the projection put the query on the cell's boundary.
-      if (!constrained) {
-        EXPECT_NEAR(acq.value(p.x), p.certificate->objective,
-                    1e-4 * (1.0 + std::abs(p.certificate->objective)));
-      }
+      EXPECT_TRUE(cell.contains(space, p.x)) << space.describe(p.x);
+      // Every tree puts the query in the optimal cell's leaf, the projected ones too.
+      EXPECT_EQ(leaves_of(gp.gp(), gp.ensemble(), p.x), leaves) << space.describe(p.x);
+      EXPECT_NE(p.note.find("decoded"), std::string::npos) << p.note;
+      for (const sdk::Constraint* c : cons) EXPECT_LE(c->violation(p.x), 1e-6);
+      // How often the projection was needed.
+      std::mt19937_64 r2(0);
+      const Eigen::VectorXd centre = cell_centre(space, cell, r2);
+      if (!sdk::satisfies(cons, centre)) ++projected;
+      // The acquisition at the query equals the certified optimum (constant on the cell).
+      EXPECT_NEAR(acq.value(p.x), p.certificate->objective,
+                  1e-4 * (1.0 + std::abs(p.certificate->objective)));
       ++total;
     }
   }
   EXPECT_EQ(total, 12);
+  EXPECT_GT(projected, 0);
   RecordProperty("projected", projected);
+}
+
+// A cell left of a split at v holds x < v only (XGBoost sends x = v right): its largest
+// point is the last float32 below v, and the centre of a cell one float32 step wide stays in.
+TEST(TreeGpDecode, OpenUpperBoundsEndBelowTheThreshold) {
+  const Space space({Parameter::real("a", 0.0, 1.0)});
+  Cell cell;
+  cell.lower = Eigen::VectorXd::Constant(1, 0.25);
+  cell.upper = Eigen::VectorXd::Constant(1, 0.5);
+  cell.upper_open = {true};
+  cell.allowed.resize(1);
+  const double below = static_cast<double>(std::nextafter(0.5F, 0.0F));
+  EXPECT_EQ(cell.closed_upper(0), below);
+  EXPECT_TRUE(cell.contains(space, Eigen::VectorXd::Constant(1, below), 0.0));
+  EXPECT_FALSE(cell.contains(space, Eigen::VectorXd::Constant(1, 0.5), 0.0));
+  cell.lower[0] = below;
+  EXPECT_FALSE(cell.empty());
+  std::mt19937_64 rng(1);
+  EXPECT_EQ(cell_centre(space, cell, rng)[0], below);
+  cell.lower[0] = 0.5;  // x >= v and x < v: no point
+  EXPECT_TRUE(cell.empty());
+  cell.upper_open = {false};  // x <= v: the point v
+  EXPECT_FALSE(cell.empty());
 }
 
 TEST(TreeGpPlugin, PassesTheConformanceKit) {

@@ -42,6 +42,7 @@ Cell domain_cell(const sdk::Space& space) {
   Cell cell;
   cell.lower = space.lower();
   cell.upper = space.upper();
+  cell.upper_open.assign(space.size(), false);
   cell.allowed.resize(space.size());
   for (std::size_t i = 0; i < space.size(); ++i) {
     if (space[i].type != sdk::ParamType::Categorical) continue;
@@ -70,7 +71,10 @@ void narrow_to_leaf(Cell& cell, const sdk::Space& space, const Tree& tree, std::
     } else {
       const Cut cut = cut_of(space[i], n.threshold);
       if (step.left) {
-        cell.upper[j] = std::min(cell.upper[j], cut.left_bound);
+        if (cut.left_bound <= cell.upper[j]) {
+          cell.upper[j] = cut.left_bound;
+          cell.upper_open[i] = !integral_coordinate(space[i]);
+        }
       } else {
         cell.lower[j] = std::max(cell.lower[j], cut.right_bound);
       }
@@ -404,9 +408,15 @@ std::vector<int> leaves_of(const TreeKernelGp& gp, const Ensemble& e, const Eige
   return out;
 }
 
+double Cell::closed_upper(Eigen::Index j) const {
+  if (!upper_open[static_cast<std::size_t>(j)]) return upper[j];
+  return static_cast<double>(
+      std::nextafter(static_cast<float>(upper[j]), -std::numeric_limits<float>::infinity()));
+}
+
 bool Cell::empty() const {
   for (Eigen::Index i = 0; i < lower.size(); ++i) {
-    if (lower[i] > upper[i]) return true;
+    if (lower[i] > closed_upper(i)) return true;
   }
   return false;
 }
@@ -417,7 +427,7 @@ bool Cell::contains(const sdk::Space& space, const Eigen::VectorXd& x, double to
     if (space[i].type == sdk::ParamType::Categorical) {
       const auto c = static_cast<int>(std::lround(x[j]));
       if (std::find(allowed[i].begin(), allowed[i].end(), c) == allowed[i].end()) return false;
-    } else if (x[j] < lower[j] - tol || x[j] > upper[j] + tol) {
+    } else if (x[j] < lower[j] - tol || x[j] > closed_upper(j) + tol) {
       return false;
     }
   }
@@ -459,7 +469,7 @@ Eigen::VectorXd cell_centre(const sdk::Space& space, const Cell& cell, std::mt19
       // biases it); both lie in the cell because its integer bounds are integral.
       x[j] = lo == hi ? lo : (std::bernoulli_distribution(0.5)(rng) ? hi : lo);
     } else {
-      x[j] = mid;
+      x[j] = std::min(mid, cell.closed_upper(j));
     }
   }
   return x;

@@ -42,22 +42,31 @@ std::vector<int> active_leaves(const Formulation& f, const TreeKernelGp& gp, con
 /// Active leaf node per active tree of a point.
 std::vector<int> leaves_of(const TreeKernelGp& gp, const Ensemble& e, const Eigen::VectorXd& x);
 
-/// Intersection of leaf boxes. Numeric coordinates: the closed box [lower, upper] (integral
-/// bounds for integer and binary coordinates: x < v becomes x <= ceil(v) - 1). Categorical
-/// coordinates: `allowed` lists the categories (other coordinates have it empty).
+/// Intersection of leaf boxes. Numeric coordinates: lower <= x, and x <= upper or, where
+/// `upper_open` is set, x < upper (integral bounds for integer and binary coordinates: x < v
+/// becomes x <= ceil(v) - 1, never open). Categorical coordinates: `allowed` lists the
+/// categories (other coordinates have it empty).
 struct Cell {
   Eigen::VectorXd lower, upper;
+  /// Per coordinate: `upper` is the threshold v of a numeric split whose left side (float(x) <
+  /// v, XGBoost's rule) the cell lies on, so x = v itself belongs to the right-hand leaf.
+  std::vector<bool> upper_open;
   std::vector<std::vector<int>> allowed;
+  /// The largest value of coordinate j in the cell: `upper`, or where it is open the largest
+  /// double whose float32 rounding is below it (thresholds are float32 values).
+  double closed_upper(Eigen::Index j) const;
   bool empty() const;
-  /// True when x lies in the cell (within tol on continuous coordinates).
+  /// True when x lies in the cell (within tol on continuous coordinates; open upper bounds
+  /// are taken as closed_upper).
   bool contains(const sdk::Space& space, const Eigen::VectorXd& x, double tol = 1e-9) const;
 };
 
 Cell cell_of(const sdk::Space& space, const Ensemble& e, const TreeKernelGp& gp,
              const std::vector<int>& leaves);
 
-/// The cell's centre: midpoints of continuous coordinates, a uniformly random choice of floor
-/// or ceiling of the midpoint for integers, a uniformly random allowed category.
+/// The cell's centre: midpoints of continuous coordinates (at most closed_upper, for a cell
+/// one float32 step wide), a uniformly random choice of floor or ceiling of the midpoint for
+/// integers, a uniformly random allowed category.
 Eigen::VectorXd cell_centre(const sdk::Space& space, const Cell& cell, std::mt19937_64& rng);
 
 /// True for coordinates the trees and the model treat as integers (Integer without log

@@ -69,8 +69,12 @@ const sdk::ParamSpecList& TreeGp::params() {
       sdk::ParamSpec::real("box_widening",
                            "When the centre of the optimal leaf cell violates a known "
                            "constraint it is projected onto the constraints inside the cell, "
-                           "widened by this much per side (encoded units).",
-                           1e-5, 0.0),
+                           "widened by this much per side (encoded units) for that solve. "
+                           "The projected point is proposed only if every tree still puts it "
+                           "in the optimal cell's leaf. The reference code widens by 1e-5, "
+                           "which can put the query past a split threshold, in a neighbouring "
+                           "leaf; the default does not widen.",
+                           0.0, 0.0),
       sdk::ParamSpec::boolean(
           "resample_duplicates",
           "When the decoded query repeats an observation (the optimal cell is the one of an "
@@ -148,7 +152,7 @@ sdk::FormulatesSurrogate::Output TreeGp::formulate(sdk::Model& model,
   return last_.output;
 }
 
-bool TreeGp::project_in_cell(const Cell& cell,
+bool TreeGp::project_in_cell(const Cell& cell, const std::vector<int>& leaves,
                              const std::vector<const sdk::Constraint*>& constraints,
                              Eigen::VectorXd& x, const Eigen::VectorXd* start) const {
   sdk::ModelSolver* solver = ctx_.model_solver();
@@ -160,7 +164,10 @@ bool TreeGp::project_in_cell(const Cell& cell,
     const sdk::Parameter& p = space_[i];
     const auto j = static_cast<Eigen::Index>(i);
     const double lo = std::max(space_.lower()[j], cell.lower[j] - box_widening_);
-    const double hi = std::min(space_.upper()[j], cell.upper[j] + box_widening_);
+    // An open upper bound (a left split, x < v) ends at the last float below v: the
+    // projection sits on the cell's boundary whenever the centre violates a constraint, and
+    // at v itself the trees send the point to the neighbouring leaf.
+    const double hi = std::min(space_.upper()[j], cell.closed_upper(j) + box_widening_);
     sdk::Parameter q;
     switch (p.type) {
       case sdk::ParamType::Real:
@@ -205,10 +212,13 @@ bool TreeGp::project_in_cell(const Cell& cell,
     ctx_.debug("tree_gp: projection inside the cell failed: {}", e.what());
     return false;
   }
-  if (!sdk::satisfies(constraints, y, 1e-6)) return false;
-  if (!cell.contains(space_, y, box_widening_ + 1e-9)) return false;
+  if (!sdk::satisfies(constraints, y, 1e-6) || !in_leaves(y, leaves)) return false;
   x = y;
   return true;
+}
+
+bool TreeGp::in_leaves(const Eigen::VectorXd& x, const std::vector<int>& leaves) const {
+  return tree_gp::leaves_of(gp_, ensemble_, x) == leaves;
 }
 
 bool TreeGp::decode(const sdk::Model& model, const sdk::PointVariables& point,
@@ -220,13 +230,28 @@ bool TreeGp::decode(const sdk::Model& model, const sdk::PointVariables& point,
   const std::vector<int> leaves = tree_gp::active_leaves(last_, gp_, ensemble_, solution);
   const Cell cell = tree_gp::cell_of(space_, ensemble_, gp_, leaves);
   if (cell.empty()) return false;
+  // The solver's point may sit on a threshold (its rows are x <= v on the left side of a
+  // split), which is in the neighbouring leaf; moved inside the open bounds, by one float32
+  // step, it is a point of the optimal cell, and it usually still satisfies the constraints.
+  Eigen::VectorXd inside = x;
+  for (Eigen::Index j = 0; j < inside.size(); ++j) {
+    inside[j] = std::min(inside[j], cell.closed_upper(j));
+  }
+  const bool inside_ok = sdk::satisfies(constraints, inside) && in_leaves(inside, leaves);
   Eigen::VectorXd centre = tree_gp::cell_centre(space_, cell, ctx_.rng());
   if (!sdk::satisfies(constraints, centre) &&
-      !project_in_cell(cell, constraints, centre, sdk::satisfies(constraints, x) ? &x : nullptr)) {
-    ctx_.debug(
-        "tree_gp: the cell centre violates the known constraints and its projection "
-        "failed; proposing the solver's point of the cell");
-    return false;
+      !project_in_cell(cell, leaves, constraints, centre, inside_ok ? &inside : nullptr)) {
+    if (inside_ok) {
+      ctx_.debug(
+          "tree_gp: the cell centre violates the known constraints and its projection "
+          "failed; proposing the solver's point, inside the cell");
+      centre = inside;
+    } else {
+      ctx_.debug(
+          "tree_gp: the cell centre violates the known constraints and its projection "
+          "failed; proposing the solver's point");
+      return false;
+    }
   }
   if (resample_duplicates_ && is_observed(centre)) {
     std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -242,7 +267,7 @@ bool TreeGp::decode(const sdk::Model& model, const sdk::PointVariables& point,
           y[j] = std::min(cell.upper[j],
                           std::floor(cell.lower[j] + u * (cell.upper[j] - cell.lower[j] + 1.0)));
         } else {
-          y[j] = cell.lower[j] + u * (cell.upper[j] - cell.lower[j]);
+          y[j] = cell.lower[j] + u * (cell.closed_upper(j) - cell.lower[j]);
         }
       }
       if (!is_observed(y) && sdk::satisfies(constraints, y)) {

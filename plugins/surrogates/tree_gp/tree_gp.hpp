@@ -36,11 +36,14 @@ class TreeGp final : public sdk::Surrogate,
   const tree_gp::TreeKernelGp& gp() const noexcept { return gp_; }
 
  private:
-  // Projects x onto the known constraints within the cell; `start`, if given, is a point of
-  // the cell known to satisfy them.
-  bool project_in_cell(const tree_gp::Cell& cell,
+  // Projects x onto the known constraints within the cell of `leaves`; `start`, if given, is
+  // a point of the cell known to satisfy them. False (x unchanged) unless the projection
+  // satisfies the constraints and lies in those leaves.
+  bool project_in_cell(const tree_gp::Cell& cell, const std::vector<int>& leaves,
                        const std::vector<const sdk::Constraint*>& constraints, Eigen::VectorXd& x,
                        const Eigen::VectorXd* start) const;
+  // True when every active tree puts x in the leaf `leaves` names for it.
+  bool in_leaves(const Eigen::VectorXd& x, const std::vector<int>& leaves) const;
   bool is_observed(const Eigen::VectorXd& x) const;
 
   sdk::Context& ctx_;
