@@ -230,27 +230,27 @@ bool TreeGp::decode(const sdk::Model& model, const sdk::PointVariables& point,
   const std::vector<int> leaves = tree_gp::active_leaves(last_, gp_, ensemble_, solution);
   const Cell cell = tree_gp::cell_of(space_, ensemble_, gp_, leaves);
   if (cell.empty()) return false;
-  // The solver's point may sit on a threshold (its rows are x <= v on the left side of a
-  // split), which is in the neighbouring leaf; moved inside the open bounds, by one float32
-  // step, it is a point of the optimal cell, and it usually still satisfies the constraints.
-  Eigen::VectorXd inside = x;
-  for (Eigen::Index j = 0; j < inside.size(); ++j) {
-    inside[j] = std::min(inside[j], cell.closed_upper(j));
-  }
-  const bool inside_ok = sdk::satisfies(constraints, inside) && in_leaves(inside, leaves);
   Eigen::VectorXd centre = tree_gp::cell_centre(space_, cell, ctx_.rng());
-  if (!sdk::satisfies(constraints, centre) &&
-      !project_in_cell(cell, leaves, constraints, centre, inside_ok ? &inside : nullptr)) {
-    if (inside_ok) {
+  if (!sdk::satisfies(constraints, centre)) {
+    // The solver's point may sit on a threshold (its rows are x <= v on the left side of a
+    // split), which is in the neighbouring leaf; moved inside the open bounds, by one float32
+    // step, it is a point of the optimal cell, and it usually still satisfies the constraints.
+    Eigen::VectorXd inside = x;
+    for (Eigen::Index j = 0; j < inside.size(); ++j) {
+      inside[j] = std::min(inside[j], cell.closed_upper(j));
+    }
+    const bool inside_ok = sdk::satisfies(constraints, inside) && in_leaves(inside, leaves);
+    if (!project_in_cell(cell, leaves, constraints, centre, inside_ok ? &inside : nullptr)) {
+      if (!inside_ok) {
+        ctx_.debug(
+            "tree_gp: the cell centre violates the known constraints and its projection "
+            "failed; proposing the solver's point");
+        return false;
+      }
       ctx_.debug(
           "tree_gp: the cell centre violates the known constraints and its projection "
           "failed; proposing the solver's point, inside the cell");
       centre = inside;
-    } else {
-      ctx_.debug(
-          "tree_gp: the cell centre violates the known constraints and its projection "
-          "failed; proposing the solver's point");
-      return false;
     }
   }
   if (resample_duplicates_ && is_observed(centre)) {
