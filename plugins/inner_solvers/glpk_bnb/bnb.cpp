@@ -328,7 +328,7 @@ class Search {
   std::uint64_t seq_ = 0;
   std::int64_t nodes_ = 0;
   // Worker 0: the helpers' totals, as of the last round.
-  std::int64_t other_nodes_ = 0, other_iterations_ = 0, other_cuts_ = 0;
+  std::int64_t other_nodes_ = 0, other_iterations_ = 0, other_cuts_ = 0, other_failed_lps_ = 0;
   WarmStarts other_warm_;
   std::vector<Node> round_;   // the open nodes handed out in a round
   std::vector<char> placed_;  // per node of round_: given to its owner already
@@ -338,6 +338,9 @@ class Search {
   double unresolved_bound_ = kInfinity;
   bool root_unbounded_ = false;
   bool unresolved_ = false;  // some node could be neither solved nor split
+  // Nodes whose LP failed (numerical failure, or unbounded below the root): reported once per
+  // solve, since on badly scaled nonconvex models (Alkylation) they come by the hundred.
+  std::int64_t failed_lps_ = 0;
 
   std::vector<double> pc_sum_[2], pc_cnt_[2];
   std::vector<Candidate> cands_;
@@ -1139,8 +1142,9 @@ void Search::process(Node& node, std::vector<Node>& children) {
     return;
   }
   if (st != LpStatus::Optimal) {
-    log(sdk::LogLevel::Warn, "glpk_bnb: LP of a node failed ({}); its bound {:.10g} is kept",
+    log(sdk::LogLevel::Debug, "glpk_bnb: LP of a node failed ({}); its bound {:.10g} is kept",
         st == LpStatus::Unbounded ? "unbounded" : "numerical failure", node.bound);
+    ++failed_lps_;
     unresolved_bound_ = std::min(unresolved_bound_, node.bound);
     unresolved_ = true;
     return;
@@ -1275,6 +1279,19 @@ sdk::SolveResult Search::finish(bool limit, const std::string& note) {
     }
   }
   res.best_bound = P_.sense * bound;
+  // A failed LP costs the proof only when its kept bound is what the gap stops at; otherwise
+  // the count goes in the message and the debug log (a warning per projection of a badly
+  // scaled nonconvex model would flood a long study's log).
+  const std::int64_t failed = failed_lps_ + other_failed_lps_;
+  if (failed > 0) {
+    const bool costs_proof = std::isfinite(unresolved_bound_) && unresolved_bound_ <= bound &&
+                             res.status == sdk::SolveStatus::LimitReached && !limit;
+    log(costs_proof ? sdk::LogLevel::Warn : sdk::LogLevel::Debug,
+        "glpk_bnb: the LP relaxations of {} of {} nodes failed (numerically, or unbounded); "
+        "their parents' bounds were kept (least {:.10g}){}",
+        failed, res.nodes, P_.sense * unresolved_bound_,
+        costs_proof ? " and stop the proof short of the gap" : "");
+  }
   WarmStarts w = warm_;
   w += other_warm_;
   log(sdk::LogLevel::Debug,
@@ -1288,6 +1305,7 @@ sdk::SolveResult Search::finish(bool limit, const std::string& note) {
     res.message =
         fmt::format("{}: {} nodes, {} LP iterations, {} cuts, {:.3f} s", sdk::to_string(res.status),
                     res.nodes, res.lp_iterations, cuts_ + other_cuts_, res.seconds);
+    if (failed > 0) res.message += fmt::format(", {} failed node LPs", failed);
   }
   return res;
 }
@@ -1676,7 +1694,7 @@ sdk::SolveResult Search::run() {
     }
     if (error) std::rethrow_exception(error);
     if (!helpers.empty()) {
-      other_nodes_ = other_iterations_ = other_cuts_ = 0;
+      other_nodes_ = other_iterations_ = other_cuts_ = other_failed_lps_ = 0;
       other_warm_ = {};
       for (std::size_t w = 1; w < slots.size(); ++w) {
         Search& hs = helpers[w - 1]->search();
@@ -1684,6 +1702,7 @@ sdk::SolveResult Search::run() {
         other_nodes_ += hs.nodes_;
         other_iterations_ += hs.lp_work();
         other_cuts_ += hs.cuts_;
+        other_failed_lps_ += hs.failed_lps_;
         other_warm_ += hs.warm_;
       }
     }
