@@ -6,6 +6,7 @@
 #include <ctime>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -59,6 +60,12 @@ enum Salt : std::uint64_t {
   kSaltConstraint = 3,
   kSaltSurrogate = 100,  // + metric index
 };
+
+// When the inner solver fails although an observation satisfies the known constraints: uniform
+// draws tried as they are, and how many of them are projected onto the constraints (each
+// projection can take kDefaultProjectionSeconds).
+constexpr std::size_t kFallbackDraws = 1000;
+constexpr std::size_t kFallbackProjections = 3;
 
 // The known constraints a problem declares (HasKnownConstraints), as one kernel-side
 // constraint component: violation = worst excess over all of them (|g| for equalities).
@@ -546,6 +553,52 @@ struct Study::Impl {
     }
   }
 
+  // Index of a completed observation that satisfies every known constraint, if any.
+  std::optional<Eigen::Index> feasible_observation() {
+    for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
+      if (known_violation(data.X.row(i).transpose()) <= 1e-6) return i;
+    }
+    return std::nullopt;
+  }
+
+  // A point for proposal number `uk` when the inner solver failed although the known
+  // constraints hold somewhere: the first of a few uniform draws (a derived seed, so a rerun
+  // gives the same point) that satisfies them, else one projected onto them by the model
+  // solver. Points already observed are skipped.
+  bool fallback_point(std::uint64_t uk, Eigen::VectorXd& x) {
+    std::vector<const sdk::Constraint*> cons;
+    for (const auto& c : known) cons.push_back(c.get());
+    const bool can_project = aux_solver != nullptr && sdk::can_formulate(cons);
+    const auto candidates =
+        make_design(space, DesignMethod::Random, kFallbackDraws,
+                    pipeline.seed ^ (0x66616c6c6261636bull /* "fallback" */ + uk), nullptr);
+    const auto observed = [&](const Eigen::VectorXd& y) {
+      for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
+        if ((data.X.row(i).transpose() - y).cwiseAbs().maxCoeff() <= 1e-9) return true;
+      }
+      return false;
+    };
+    for (const Eigen::VectorXd& c : candidates) {
+      if (known_violation(c) <= 0.0 && !observed(c)) {
+        x = c;
+        return true;
+      }
+    }
+    if (!can_project) return false;
+    for (std::size_t k = 0; k < std::min<std::size_t>(candidates.size(), kFallbackProjections);
+         ++k) {
+      Eigen::VectorXd y = candidates[k];
+      const bool ok = guarded_call("model solver", "solve", [&] {
+        return sdk::project_onto_constraints(space, cons, *aux_solver, y);
+      });
+      if (ok && known_violation(y) <= 1e-6 && !observed(y)) {
+        x = std::move(y);
+        return true;
+      }
+    }
+    return false;
+  }
+
   // Fills x, origin and proposed_by for observation number `k` (0-based).
   void propose(std::int64_t k, Observation& obs) {
     const auto uk = static_cast<std::uint64_t>(k);
@@ -602,11 +655,23 @@ struct Study::Impl {
                                    [&] { return solver->maximize(request); });
     const double solve_seconds = seconds_since(t0);
     plugin_seconds += solve_seconds;
+    std::string fallback;
     if (!p.found) {
-      throw InfeasibleError(fmt::format(
+      const std::string failure = fmt::format(
           "{} found no point satisfying the known constraints{}{}", pipeline.inner_solver.id(),
           known_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(known_ids, ", ")) + ")",
-          p.note.empty() ? "" : ": " + p.note));
+          p.note.empty() ? "" : ": " + p.note);
+      const std::optional<Eigen::Index> witness = feasible_observation();
+      if (!witness) throw InfeasibleError(failure);
+      // An observation satisfies the constraints, so the set is not empty and the solver
+      // failed (a false infeasibility of a badly scaled nonconvex model, as on Alkylation):
+      // stopping the study would be wrong, so this one proposal comes from outside the model.
+      fallback = fmt::format("{}; observation {} satisfies them", failure, *witness + 1);
+      if (!fallback_point(uk, p.x)) {
+        throw PluginError(fallback + ", and no random point could be made to satisfy them");
+      }
+      p.found = true;
+      logger->warn("{}: this proposal is a random point satisfying them instead", fallback);
     }
     if (p.x.size() != static_cast<Eigen::Index>(space.size()) || p.x.hasNaN()) {
       throw PluginError(
@@ -637,6 +702,7 @@ struct Study::Impl {
         st["best_bound"] = c.best_bound;
         st["solver_seconds"] = c.seconds;
       }
+      if (!fallback.empty()) st["fallback"] = fallback;
       if (p.model_size) {
         st["variables"] = p.model_size->variables;
         st["binaries"] = p.model_size->binaries;
