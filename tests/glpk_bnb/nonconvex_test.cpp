@@ -21,6 +21,15 @@ namespace {
 using namespace arbo;
 using arbo::plugins::glpk::solve_model;
 
+// A model of tests/glpk_bnb/data, dumped from a study (`inner_solver.dump_model`).
+sdk::Model data_model(const std::string& file) {
+  std::ifstream in(std::string(GLPK_BNB_DATA_DIR) + "/" + file);
+  EXPECT_TRUE(in) << GLPK_BNB_DATA_DIR << "/" << file;
+  std::stringstream text;
+  text << in.rdbuf();
+  return sdk::read_lp(text.str());
+}
+
 void expect_optimum(const glpk_test::KnownProblem& p, double time_limit = 120.0) {
   SCOPED_TRACE(p.name);
   sdk::SolveOptions o;
@@ -118,11 +127,7 @@ TEST(glpk_bnb_nonconvex, a_partial_start_is_completed_into_the_first_incumbent) 
 // numerically once cuts were added (cuts and rewritten McCormick rows kept GLPK's scale
 // factors of 1), and the search ended after one node without a point.
 TEST(glpk_bnb_nonconvex, badly_scaled_alkylation_projection_finds_a_point) {
-  std::ifstream in(GLPK_BNB_DATA_DIR "/alkylation_projection.lp");
-  ASSERT_TRUE(in) << GLPK_BNB_DATA_DIR;
-  std::stringstream text;
-  text << in.rdbuf();
-  const sdk::Model m = sdk::read_lp(text.str());
+  const sdk::Model m = data_model("alkylation_projection.lp");
   sdk::SolveOptions o;
   o.node_limit = 300;
   const sdk::SolveResult r = solve_model(m, o);
@@ -136,11 +141,7 @@ TEST(glpk_bnb_nonconvex, badly_scaled_alkylation_projection_finds_a_point) {
 // logged once, at debug level, since its kept bound does not decide the result (a warning per
 // failed node came by the hundred in a study's log).
 TEST(glpk_bnb_nonconvex, failed_node_lps_are_counted_once_per_solve) {
-  std::ifstream in(GLPK_BNB_DATA_DIR "/alkylation_sampling_projection.lp");
-  ASSERT_TRUE(in) << GLPK_BNB_DATA_DIR;
-  std::stringstream text;
-  text << in.rdbuf();
-  const sdk::Model m = sdk::read_lp(text.str());
+  const sdk::Model m = data_model("alkylation_sampling_projection.lp");
   sdk::SolveOptions o;
   o.node_limit = 1000;
   plugins::glpk::BnbConfig cfg;
