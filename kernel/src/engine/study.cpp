@@ -6,7 +6,6 @@
 #include <ctime>
 #include <fstream>
 #include <limits>
-#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -553,12 +552,13 @@ struct Study::Impl {
     }
   }
 
-  // Index of a completed observation that satisfies every known constraint, if any.
-  std::optional<Eigen::Index> feasible_observation() {
+  // Completed observations that satisfy every known constraint. O(n constraints).
+  std::size_t feasible_observations() {
+    std::size_t n = 0;
     for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
-      if (known_violation(data.X.row(i).transpose()) <= 1e-6) return i;
+      n += known_violation(data.X.row(i).transpose()) <= 1e-6 ? 1 : 0;
     }
-    return std::nullopt;
+    return n;
   }
 
   // A point for proposal number `uk` when the inner solver failed although the known
@@ -661,14 +661,18 @@ struct Study::Impl {
           "{} found no point satisfying the known constraints{}{}", pipeline.inner_solver.id(),
           known_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(known_ids, ", ")) + ")",
           p.note.empty() ? "" : ": " + p.note);
-      const std::optional<Eigen::Index> witness = feasible_observation();
-      if (!witness) throw InfeasibleError(failure);
+      const std::size_t witnesses = feasible_observations();
+      if (witnesses == 0) throw InfeasibleError(failure);
       // An observation satisfies the constraints, so the set is not empty and the solver
       // failed (a false infeasibility of a badly scaled nonconvex model, as on Alkylation):
       // stopping the study would be wrong, so this one proposal comes from outside the model.
-      fallback = fmt::format("{}; observation {} satisfies them", failure, *witness + 1);
+      fallback = fmt::format("{}, though {} of the {} completed observations satisfy them", failure,
+                             witnesses, data.X.rows());
+      // No point found by the fallback either: exit 6 ("admit no point that could be found"),
+      // as when no observation satisfies them; the remedy is the same (a model solver that
+      // projects, or looser constraints), and the solver did not throw.
       if (!fallback_point(uk, p.x)) {
-        throw PluginError(fallback + ", and no random point could be made to satisfy them");
+        throw InfeasibleError(fallback + ", and no random point could be made to satisfy them");
       }
       p.found = true;
       logger->warn("{}: this proposal is a random point satisfying them instead", fallback);
