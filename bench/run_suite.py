@@ -73,7 +73,7 @@ class Suite:
         with open(self.path, "rb") as f:
             data = tomllib.load(f)
         known = {"name", "description", "budget", "initial_design", "seeds", "problems",
-                 "peers", "pipelines", "noise", "order"}
+                 "peers", "pipelines", "noise", "order", "set"}
         unknown = set(data) - known
         if unknown:
             raise SystemExit(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
@@ -93,6 +93,24 @@ class Suite:
         self.problem_patterns = [str(p) for p in data.get("problems", [])]
         self.problems = []
         self.noise = float(data.get("noise", 0.0))
+        # `[set]` overrides pipeline keys of every arbo run the suite creates (a setting that
+        # only some problems need, such as a lower projection time limit on Alkylation, without
+        # a copy of each pipeline file): `inner_solver.threads = 1` under [set] (a nested
+        # table in TOML) becomes --set inner_solver.threads=1. Strings are quoted as TOML
+        # strings.
+        self.sets = {}
+
+        def flatten(prefix, table):
+            for key, value in table.items():
+                name = f"{prefix}{key}"
+                if isinstance(value, dict):
+                    flatten(name + ".", value)
+                elif isinstance(value, list):
+                    raise SystemExit(f"{path}: set.{name}: give a number, string or boolean")
+                else:
+                    self.sets[name] = (json.dumps(value) if isinstance(value, (str, bool))
+                                       else repr(value))
+        flatten("", data.get("set", {}))
         # "seed" runs every method and problem of one seed before the next seed, so that a long
         # protocol stopped part-way (and resumed later) has covered every problem evenly.
         self.order = str(data.get("order", "problem"))
@@ -251,6 +269,7 @@ class Job:
         }
         if s.noise > 0:
             sets["problem.noise"] = repr(s.noise)
+        sets.update(s.sets)
         cmd = base + ["run", str(s.pipelines[self.method]), "--study", str(self.study_dir),
                       "--quiet"]
         for k, v in sets.items():
@@ -723,7 +742,8 @@ def write_report(runner, jobs, results, plots, run_seconds):
         + "".join(f", {len(v)} seeds on {k}" for k, v in s.seeds_of.overrides.items())
         + f", budget {s.budget} evaluations, initial design {s.initial_design}"
         + "".join(f", {v} on {k}" for k, v in s.initial_design_of.overrides.items())
-        + (f", objective noise SD {s.noise}" if s.noise > 0 else "") + ")",
+        + (f", objective noise SD {s.noise}" if s.noise > 0 else "")
+        + "".join(f", {k} = {v}" for k, v in s.sets.items()) + ")",
         f"- pipelines: " + ", ".join(
             f"`{m}` ({p.relative_to(REPO_DIR) if p.is_relative_to(REPO_DIR) else p})"
             for m, p in s.pipelines.items()) if s.pipelines else "- pipelines: none",

@@ -171,6 +171,8 @@ initial_design = 4
 seeds = 2
 problems = ["bench_mixed"]
 peers = ["optuna-tpe", "optuna-random"]
+[set]
+inner_solver.samples = 7
 [pipelines]
 random = "{pipeline}"
 """)
@@ -181,13 +183,19 @@ random = "{pipeline}"
     rows = read_rows(out)
     by_key = check_rows(rows, {"bench_mixed": problems["bench_mixed"]}, methods, [1, 2], 12)
     check_report(out, ["bench_mixed"], methods,
-                 ["Known constraints (bench_mixed)", "maximize", "f* = 2"])
+                 ["Known constraints (bench_mixed)", "maximize", "f* = 2",
+                  "inner_solver.samples = 7"])
     for key, rs in by_key.items():
         check(all(r["objective"] != "" for r in rs), f"{key}: failed evaluations")
     study = out / "studies" / "random" / "bench_mixed" / "seed1"
     shown = subprocess.run([args.arbo, "--plugin-path", args.test_plugin_dir, "show", str(study)],
                            stdout=subprocess.PIPE, text=True, check=False).stdout
     check("direction: maximize" in shown, "the runner did not set the problem's direction")
+    pipeline_shown = subprocess.run(
+        [args.arbo, "--plugin-path", args.test_plugin_dir, "show", str(study), "--pipeline"],
+        stdout=subprocess.PIPE, text=True, check=False).stdout
+    check("samples = 7" in pipeline_shown, "the suite's [set] did not reach the study:\n"
+          + pipeline_shown)
 
 
 def main():

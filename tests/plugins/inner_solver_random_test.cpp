@@ -5,9 +5,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include <arbo/sdk/projection.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
 namespace {
@@ -23,8 +25,9 @@ const ComponentInfo& component() {
   return *info;
 }
 
-struct Solver {
-  Solver(const Space& s, const std::map<std::string, ParamValue>& raw, std::uint64_t seed)
+template <class Ctx = TestContext>
+struct SolverIn {
+  SolverIn(const Space& s, const std::map<std::string, ParamValue>& raw, std::uint64_t seed)
       : ctx(seed),
         params(validate_params(component().params(), raw, "inner_solver/random")),
         space(s) {
@@ -32,11 +35,44 @@ struct Solver {
     solver = dynamic_cast<InnerSolver*>(object.get());
     if (solver == nullptr) throw std::runtime_error("not an inner solver");
   }
-  TestContext ctx;
+  Ctx ctx;
   ParamSet params;
   Space space;
   std::unique_ptr<Component> object;
   InnerSolver* solver = nullptr;
+};
+
+using Solver = SolverIn<>;
+
+// A model solver that records each solve's time limit and answers with every variable at 0
+// (stopped by its limit, as a projection on a nonconvex set usually is).
+class RecordingModelSolver final : public ModelSolver {
+ public:
+  SolveResult solve(const Model& model, const SolveOptions& options) override {
+    time_limits.push_back(options.time_limit_seconds);
+    SolveResult r;
+    r.status = SolveStatus::LimitReached;
+    r.x.assign(static_cast<std::size_t>(model.num_variables()), 0.0);
+    r.objective = 0.0;
+    return r;
+  }
+  std::vector<double> time_limits;
+};
+
+class ContextWithModelSolver final : public TestContext {
+ public:
+  using TestContext::TestContext;
+  ModelSolver* model_solver() override { return &model_solver_; }
+  RecordingModelSolver model_solver_;
+};
+
+// x0 <= 0: no uniform draw satisfies it, every projection (x = 0) does.
+class AtZero final : public Constraint, public FormulatesConstraint {
+ public:
+  double violation(const Eigen::VectorXd& x) const override { return std::max(0.0, x[0]); }
+  void formulate(Model& model, const PointVariables& point) const override {
+    model.add_linear_row({"at_zero", {{point.x_vars[0], 1.0}}, RowSense::LessEqual, 0.0});
+  }
 };
 
 // x0 <= bound; optionally counts calls.
@@ -150,6 +186,26 @@ TEST(inner_solver_random_plugin, short_pool_when_max_tries_binds) {
   const Proposal again = s.solver->maximize(SolveRequest{&acq, s.space, {}, data});
   EXPECT_TRUE(again.found);
   EXPECT_EQ(acq.last_rows, 1000);
+}
+
+// Each projection's solve gets projection_time_limit (default: the SDK's projection limit).
+TEST(inner_solver_random_plugin, projections_get_the_projection_time_limit) {
+  for (const double limit : {0.25, kDefaultProjectionSeconds}) {
+    std::map<std::string, ParamValue> raw{{"samples", std::int64_t{3}},
+                                          {"max_tries", std::int64_t{10}},
+                                          {"projections", std::int64_t{5}}};
+    if (limit != kDefaultProjectionSeconds) raw["projection_time_limit"] = limit;
+    SolverIn<ContextWithModelSolver> s(unit_square(), raw, 6);
+    const AtZero zero;
+    Peak acq(0.5);
+    Dataset data;
+    data.reset(2, {});
+    const Proposal p = s.solver->maximize(SolveRequest{&acq, s.space, {&zero}, data});
+    ASSERT_TRUE(p.found) << p.note;
+    EXPECT_EQ(p.x[0], 0.0);
+    EXPECT_EQ(acq.last_rows, 3) << "the pool is three projections";
+    EXPECT_EQ(s.ctx.model_solver_.time_limits, std::vector<double>(3, limit));
+  }
 }
 
 TEST(inner_solver_random_plugin, same_seed_same_proposal_and_mixed_spaces) {

@@ -11,6 +11,22 @@
 
 namespace arbo::plugins {
 
+FeasibleSampler::FeasibleSampler(sdk::Context& ctx, double projection_seconds)
+    : ctx_(ctx), projection_options_(sdk::default_projection_options()) {
+  projection_options_.time_limit_seconds = projection_seconds;
+}
+
+sdk::ParamSpec FeasibleSampler::projection_time_limit_param() {
+  return sdk::ParamSpec::real(
+      "projection_time_limit",
+      "Seconds of model solving per projection; the best point found by then is taken. A "
+      "projection only needs a feasible point near its draw, but on nonconvex constraints "
+      "(Alkylation) the solver finds one in a second or two and then spends the whole limit "
+      "on a proof that rarely closes, so lowering this bounds a call at about projections x "
+      "this. Fewer projections succeed with a very low limit.",
+      sdk::kDefaultProjectionSeconds, 1e-3);
+}
+
 double FeasibleSampler::violation(const std::vector<const sdk::Constraint*>& constraints,
                                   const Eigen::VectorXd& x) {
   double total = 0.0;
@@ -44,7 +60,10 @@ bool FeasibleSampler::draw_projected(const sdk::SolveRequest& request) {
   sdk::ModelSolver* solver = ctx_.model_solver();
   if (solver == nullptr || request.constraints.empty()) return false;
   draw_uniform(request.space);
-  if (!sdk::project_onto_constraints(request.space, request.constraints, *solver, x_)) return false;
+  if (!sdk::project_onto_constraints(request.space, request.constraints, *solver, x_,
+                                     projection_options_)) {
+    return false;
+  }
   // The projection is feasible up to the solver's tolerance; accept it on the same terms.
   return sdk::satisfies(request.constraints, x_, kProjectionTolerance);
 }

@@ -19,6 +19,8 @@
 
 #include <arbo/sdk/context.hpp>
 #include <arbo/sdk/inner_solver.hpp>
+#include <arbo/sdk/params.hpp>
+#include <arbo/sdk/projection.hpp>
 
 namespace arbo::plugins {
 
@@ -65,7 +67,13 @@ class FeasibleSampler {
   };
 
   /// @param ctx  must outlive the sampler (the owning component's context).
-  explicit FeasibleSampler(sdk::Context& ctx) : ctx_(ctx) {}
+  /// @param projection_seconds  time limit of each projection's model solve (seconds, > 0).
+  explicit FeasibleSampler(sdk::Context& ctx,
+                           double projection_seconds = sdk::kDefaultProjectionSeconds);
+
+  /// The `projection_time_limit` parameter of the inner solvers that project (one text for
+  /// all of them); its value goes to the constructor's `projection_seconds`.
+  static sdk::ParamSpec projection_time_limit_param();
 
   /// Total violation of `x`: the sum of the constraints' positive parts; +infinity as soon as
   /// one is NaN (a NaN must never pass a `<= 0` test). 0 exactly when `x` is feasible.
@@ -130,6 +138,7 @@ class FeasibleSampler {
   bool can_project(const sdk::SolveRequest& request, std::int64_t projections);
 
   sdk::Context& ctx_;
+  sdk::SolveOptions projection_options_;
   // Reused between calls so that the sampling loops never allocate.
   Eigen::VectorXd u_, x_;
   Eigen::MatrixXd pool_;

@@ -46,6 +46,7 @@ const sdk::ParamSpecList& NelderMeadSolver::params() {
           "uniform draws are projected onto them with the pipeline's model solver; 0 disables. "
           "Needs constraints that can formulate themselves and a model solver.",
           20, 0, 1e6),
+      FeasibleSampler::projection_time_limit_param(),
       sdk::ParamSpec::choice(
           "constraint_handling",
           "How the samples and the simplex treat known constraints: 'reject' scores only points "
@@ -97,7 +98,7 @@ NelderMeadSolver::NelderMeadSolver(const sdk::CreateArgs& args)
       penalty_(args.params.get_string("constraint_handling") == "penalty"),
       penalty_weight_(args.params.get_real("penalty_weight")),
       unit_coordinates_(args.params.get_string("coordinates") == "unit"),
-      sampler_(args.context) {
+      sampler_(args.context, args.params.get_real("projection_time_limit")) {
   nm_.adaptive = args.params.get_bool("adaptive");
   nm_.xatol = args.params.get_real("xatol");
   nm_.fatol = args.params.get_real("fatol");

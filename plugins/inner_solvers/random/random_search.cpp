@@ -24,7 +24,8 @@ sdk::ParamSpecList RandomSearch::make_params(std::int64_t samples, std::int64_t 
               "sets), up to this many uniform draws are projected onto the known constraints with "
               "the pipeline's model solver (nearest feasible point, one model solve each); 0 "
               "disables. Needs constraints that can formulate themselves and a model solver.",
-              20, 0, 1e6)};
+              20, 0, 1e6),
+          FeasibleSampler::projection_time_limit_param()};
 }
 
 const sdk::ParamSpecList& RandomSearch::params() {
@@ -36,7 +37,7 @@ RandomSearch::RandomSearch(const sdk::CreateArgs& args)
     : samples_(args.params.get_int("samples")),
       max_tries_(args.params.get_int("max_tries")),
       projections_(args.params.get_int("projections")),
-      sampler_(args.context) {}
+      sampler_(args.context, args.params.get_real("projection_time_limit")) {}
 
 sdk::Proposal RandomSearch::maximize(const sdk::SolveRequest& request) {
   if (request.acquisition == nullptr) {
