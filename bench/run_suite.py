@@ -893,6 +893,13 @@ def main():
                          "folder) that are not on disk here; repeatable")
     ap.add_argument("--retry-errors", action="store_true",
                     help="rerun studies whose error was recorded (default: keep the error)")
+    # A runner started with `&` from a non-interactive shell inherits SIGINT ignored, and a
+    # `kill -INT` then did nothing; SIGTERM killed it and left its studies running. Both now
+    # stop the suite the same way: the running studies get SIGINT and stay resumable.
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         Runner(ap.parse_args()).run()
     except KeyboardInterrupt:
