@@ -1199,12 +1199,16 @@ void Search::process(Node& node, std::vector<Node>& children) {
     // Nothing left to split: the point is feasible within tolerance (and was offered as an
     // incumbent) or numerically unresolvable; either way the bound stays on record.
     snap(x, xs_);
-    if (model_.evaluate(xs_).max_violation() <= opt_.feasibility_tolerance) {
+    const sdk::ModelEvaluation ev = model_.evaluate(xs_);
+    if (ev.max_violation() <= opt_.feasibility_tolerance) {
       fathom_bound_ = std::min(fathom_bound_, obj);
     } else {
       unresolved_bound_ = std::min(unresolved_bound_, obj);
       unresolved_ = true;
-      log(sdk::LogLevel::Debug, "glpk_bnb: node at depth {} cannot be split further", node.depth);
+      log(sdk::LogLevel::Debug,
+          "glpk_bnb: node at depth {} cannot be split further (violations: rows {:.3g}, bounds "
+          "{:.3g}, integrality {:.3g})",
+          node.depth, ev.max_row_violation, ev.max_bound_violation, ev.max_integrality_violation);
     }
     return;
   }
