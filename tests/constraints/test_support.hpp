@@ -3,6 +3,7 @@
 // context that hands it out, and the implied values of lifted auxiliary variables.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,9 +16,11 @@
 #include <arbo/sdk/space.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
+#include "polynomial.hpp"
+
 namespace arbo::constraints_test {
 
-// A row "a*b - w == 0" defines w; the lifted auxiliaries are exactly such rows.
+// A row "(a*b - w) / s == 0" (s > 0) defines w; the lifted auxiliaries are exactly such rows.
 struct Definition {
   int w = -1;
   int a = -1;
@@ -28,11 +31,28 @@ inline std::vector<Definition> definitions(const sdk::Model& model) {
   std::vector<Definition> out;
   for (const auto& row : model.quadratic_rows()) {
     if (row.sense == sdk::RowSense::Equal && row.rhs == 0.0 && row.quad.size() == 1 &&
-        row.linear.size() == 1 && row.quad[0].coef == 1.0 && row.linear[0].coef == -1.0) {
+        row.linear.size() == 1 && row.quad[0].coef > 0.0 &&
+        row.linear[0].coef == -row.quad[0].coef) {
       out.push_back({row.linear[0].var, row.quad[0].var1, row.quad[0].var2});
     }
   }
   return out;
+}
+
+// A row's scale as PolynomialRowsConstraint documents it, computed independently: the largest
+// |monomial| over a box is the product of every factor's largest |bound| to its power.
+inline double expected_row_scale(const plugins::Polynomial& p, const sdk::Space& space) {
+  double magnitude = 0.0;
+  for (const auto& [m, c] : p.terms) {
+    double term = std::abs(c);
+    for (int i : m) {
+      const sdk::Parameter& q = space[static_cast<std::size_t>(i)];
+      term *=
+          q.type == sdk::ParamType::Binary ? 1.0 : std::max(std::abs(q.lower), std::abs(q.upper));
+    }
+    magnitude += term;
+  }
+  return std::max(1.0, magnitude);
 }
 
 // Fills the defined variables of `values` from the others, in row order (a definition only

@@ -92,6 +92,25 @@ TEST_F(LeafGpCli, G1QueriesLandInTheirOptimalCells) {
   EXPECT_EQ(std::unique(points.begin(), points.end()) - points.begin(), 40);
 }
 
+TEST_F(LeafGpCli, AlkylationQueriesDoNotRepeat) {
+  // Alkylation's rows add terms up to 4e13. While their tolerance was absolute, glpk_bnb could
+  // not complete a start fixed at a feasible observation, the decode's projection found
+  // nothing, and the solver's point, an observation, came back: seed 105 had 5 distinct
+  // points in its first 12 (and in 105). Rows measured relative to their size (decision 19)
+  // give every query a new point.
+  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR +
+                           "/configs/leaf-gp.toml --study a --set study.budget=12 "
+                           "--set problem.plugin=alkylation --set study.seed=105 "
+                           "--set inner_solver.threads=1");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json obs = export_json("a");
+  ASSERT_EQ(obs.size(), 12u);
+  std::vector<std::string> points;
+  for (const json& o : obs) points.push_back(o["params"].dump());
+  std::sort(points.begin(), points.end());
+  EXPECT_EQ(std::unique(points.begin(), points.end()) - points.begin(), 12);
+}
+
 TEST_F(LeafGpCli, LeafGpRndConfigRuns) {
   const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR +
                            "/configs/leaf-gp-rnd.toml --study r --set study.budget=10");

@@ -40,6 +40,35 @@ Interval interval_power(double lo, double hi, int e) {
   return {0.0, std::max(pl, pu)};
 }
 
+// Exact range of the monomial `m` when coordinate i ranges over `range(i)`.
+template <class Range>
+Interval monomial_range(const Monomial& m, const Range& range) {
+  Interval out{1.0, 1.0};
+  for (std::size_t i = 0; i < m.size();) {
+    std::size_t j = i;
+    while (j < m.size() && m[j] == m[i]) ++j;
+    const Interval r = range(m[i]);
+    out = interval_product(out, interval_power(r.first, r.second, static_cast<int>(j - i)));
+    i = j;
+  }
+  return out;
+}
+
+// A row's divisor in the model and in violation(): its magnitude over the space's box (the
+// constant plus every term's largest absolute value, user units), or 1 when that is smaller.
+double row_scale(const Polynomial& p, const sdk::Space& space) {
+  double magnitude = 0.0;
+  for (const auto& [m, c] : p.terms) {
+    const Interval r = monomial_range(m, [&](int i) -> Interval {
+      const sdk::Parameter& q = space[static_cast<std::size_t>(i)];
+      if (q.type == sdk::ParamType::Binary) return {0.0, 1.0};
+      return {q.lower, q.upper};
+    });
+    magnitude += std::abs(c) * std::max(std::abs(r.first), std::abs(r.second));
+  }
+  return std::isfinite(magnitude) ? std::max(1.0, magnitude) : 1.0;
+}
+
 }  // namespace
 
 MonomialLifter::MonomialLifter(sdk::Model& model, const std::vector<int>& x_vars,
@@ -64,10 +93,14 @@ int MonomialLifter::variable(const Monomial& m) {
   hi += 1e-12 * std::abs(hi);
   const std::string name = fmt::format("{}{}", prefix_, model_.num_variables());
   const int w = model_.add_variable(name, sdk::VarType::Continuous, lo, hi);
+  // Scaled like the rows that use w (see row_scale), so that the solver's absolute tolerance
+  // is relative to the product's size: a product of two coordinates of width 1e4 cannot be
+  // met to 1e-6 absolute by the LP.
+  const double s = 1.0 / std::max(1.0, std::max(std::abs(lo), std::abs(hi)));
   sdk::QuadraticRow def;
   def.name = name + "_def";
-  def.quad = {{a, b, 1.0}};
-  def.linear = {{w, -1.0}};
+  def.quad = {{a, b, s}};
+  def.linear = {{w, -s}};
   def.sense = sdk::RowSense::Equal;
   def.rhs = 0.0;
   model_.add_quadratic_row(std::move(def));
@@ -76,16 +109,11 @@ int MonomialLifter::variable(const Monomial& m) {
 }
 
 std::pair<double, double> MonomialLifter::bounds(const Monomial& m) const {
-  Interval out{1.0, 1.0};
-  for (std::size_t i = 0; i < m.size();) {
-    std::size_t j = i;
-    while (j < m.size() && m[j] == m[i]) ++j;
+  return monomial_range(m, [&](int i) -> Interval {
     const sdk::Variable& v =
-        model_.variables()[static_cast<std::size_t>(x_vars_[static_cast<std::size_t>(m[i])])];
-    out = interval_product(out, interval_power(v.lower, v.upper, static_cast<int>(j - i)));
-    i = j;
-  }
-  return out;
+        model_.variables()[static_cast<std::size_t>(x_vars_[static_cast<std::size_t>(i)])];
+    return {v.lower, v.upper};
+  });
 }
 
 bool is_positive_semidefinite(const std::vector<sdk::QuadTerm>& quad) {
@@ -135,6 +163,7 @@ PolynomialRowsConstraint::PolynomialRowsConstraint(const sdk::CreateArgs& args,
   for (const auto& row : rows_) {
     const std::vector<int> c = row.polynomial().coordinates();
     coordinates_.insert(coordinates_.end(), c.begin(), c.end());
+    scales_.push_back(row_scale(row.polynomial(), space_));
   }
   std::sort(coordinates_.begin(), coordinates_.end());
   coordinates_.erase(std::unique(coordinates_.begin(), coordinates_.end()), coordinates_.end());
@@ -151,7 +180,8 @@ double PolynomialRowsConstraint::violation(const Eigen::VectorXd& x) const {
   check_point(x);
   constexpr double kWorst = std::numeric_limits<double>::max();  // the contract wants finite
   double worst = 0.0;
-  for (const auto& row : rows_) {
+  for (std::size_t k = 0; k < rows_.size(); ++k) {
+    const ParsedConstraint& row = rows_[k];
     const double p = row.value(x);
     const double v = row.equality() ? std::abs(p) : p;
     if (std::isnan(v)) return kWorst;
@@ -159,7 +189,7 @@ double PolynomialRowsConstraint::violation(const Eigen::VectorXd& x) const {
     // near 3e12, where one ulp is 5e-4, and a point on such a row would otherwise count as
     // violating it.
     if (v > 0.0 && v <= kRowRounding * row.magnitude(x)) continue;
-    worst = std::max(worst, v);
+    worst = std::max(worst, v / scales_[k]);
   }
   return std::min(worst, kWorst);
 }
@@ -178,20 +208,23 @@ std::string PolynomialRowsConstraint::describe() const {
 
 void PolynomialRowsConstraint::add_rows(sdk::Model& model, const std::vector<int>& x_vars) const {
   MonomialLifter lifter(model, x_vars, row_prefix_ + "_w");
-  for (const auto& row : rows_) {
+  for (std::size_t k = 0; k < rows_.size(); ++k) {
+    const ParsedConstraint& row = rows_[k];
     const Polynomial& p = row.polynomial();
     const sdk::RowSense sense = row.equality() ? sdk::RowSense::Equal : sdk::RowSense::LessEqual;
-    const double rhs = -p.constant_term();
+    // Divided by the row's scale, so that the solver's tolerance means what violation() does.
+    const double s = 1.0 / scales_[k];
+    const double rhs = -p.constant_term() * s;
     const std::string name = fmt::format(
         "{}{}", row_prefix_, model.linear_rows().size() + model.quadratic_rows().size());
     std::vector<sdk::LinearTerm> linear;
     std::vector<sdk::QuadTerm> quad;
     for (const auto& [m, c] : p.terms) {
       if (m.size() == 1) {
-        linear.push_back({x_vars[static_cast<std::size_t>(m[0])], c});
+        linear.push_back({x_vars[static_cast<std::size_t>(m[0])], c * s});
       } else if (m.size() >= 2) {
         const auto [a, b] = lifter.factors(m);
-        quad.push_back({a, b, c});
+        quad.push_back({a, b, c * s});
       }
     }
     if (quad.empty()) {

@@ -26,7 +26,8 @@ inline constexpr double kProjectionTolerance = 1e-6;
 inline constexpr double kRowRounding = 1e-13;
 
 /// Lifts monomials of degree > 2 to quadratics: every product of two factors that is itself
-/// needed as a factor becomes an auxiliary variable w with the row `a*b - w == 0` and bounds
+/// needed as a factor becomes an auxiliary variable w with the row `(a*b - w) / s == 0`, s =
+/// max(1, largest |bound of w|), and bounds
 /// from interval arithmetic over the point variables' bounds. Auxiliaries are shared between
 /// the rows formulated through one lifter.
 class MonomialLifter {
@@ -54,13 +55,21 @@ bool is_positive_semidefinite(const std::vector<sdk::QuadTerm>& quad);
 /// Known constraint made of parsed polynomial rows. Subclasses (the plugins) only choose the
 /// parameter, the degree limit and whether a list of rows is allowed.
 ///
-/// - `violation(x)`: the worst row, max(0, p_k(x)) for inequalities and |p_k(x)| for
-///   equalities, evaluated in user units (log-scaled coordinates decoded with exp); an excess
-///   within the evaluation's rounding (kRowRounding times the row's magnitude at x) is 0.
+/// - Every row has a scale s_k = max(1, M_k), M_k the row's magnitude over the space's box:
+///   |constant| plus, for every term, |coefficient| times the largest |monomial| over the box
+///   (user units). Violations and model rows are in units of s_k, so that one absolute
+///   tolerance (the kernel's 1e-6, a solver's `feasibility_tolerance`) is relative to the size
+///   of the numbers a row adds up: Alkylation's rows reach 4e13, where 1e-6 absolute is below
+///   the rounding of a single evaluation and no LP can meet it.
+/// - `violation(x)`: the worst row, max(0, p_k(x)) / s_k for inequalities and |p_k(x)| / s_k
+///   for equalities, evaluated in user units (log-scaled coordinates decoded with exp); an
+///   excess within the evaluation's rounding (kRowRounding times the row's magnitude at x) is 0.
 /// - `formulate`: linear rows for degree <= 1; one quadratic row for higher degrees, with
-///   monomials of degree > 2 lifted by `MonomialLifter`; a row is declared convex when it is a
-///   "<=" row whose quadratic part is positive semidefinite. Rows over log-scaled parameters
-///   cannot be written in the encoded variables: `InvalidArgument` naming the parameter.
+///   monomials of degree > 2 lifted by `MonomialLifter` (whose definition rows are divided by
+///   max(1, the auxiliary's largest |bound|)); every row is divided by s_k. A row is declared
+///   convex when it is a "<=" row whose quadratic part is positive semidefinite. Rows over
+///   log-scaled parameters cannot be written in the encoded variables: `InvalidArgument`
+///   naming the parameter.
 /// - `project(x)`: the nearest feasible point, as a MIQCP solved by `Context::model_solver()`
 ///   (see `project`).
 class PolynomialRowsConstraint : public sdk::Constraint,
@@ -86,6 +95,8 @@ class PolynomialRowsConstraint : public sdk::Constraint,
   const std::vector<ParsedConstraint>& rows() const noexcept { return rows_; }
   /// Coordinates used by some row's expanded polynomial, ascending.
   const std::vector<int>& coordinates() const noexcept { return coordinates_; }
+  /// s_k of every row (see the class comment), parallel to rows().
+  const std::vector<double>& scales() const noexcept { return scales_; }
 
  protected:
   /// Parses `args.params.get_string(key)`.
@@ -104,6 +115,7 @@ class PolynomialRowsConstraint : public sdk::Constraint,
   std::string row_prefix_;
   std::vector<ParsedConstraint> rows_;
   std::vector<int> coordinates_;
+  std::vector<double> scales_;
 };
 
 }  // namespace arbo::plugins
