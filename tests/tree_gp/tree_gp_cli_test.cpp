@@ -24,6 +24,21 @@ class LeafGpCli : public arbo::test::CliTest {
     EXPECT_EQ(r.code, 0) << r.err;
     return json::parse(r.out);
   }
+  // Runs configs/leaf-gp.toml on `problem` with one solver thread (the same search anywhere)
+  // and returns how many distinct points its `budget` observations have.
+  std::ptrdiff_t distinct_points(const std::string& problem, int seed, std::size_t budget) {
+    const CliResult r =
+        arbo(std::string("run ") + ARBO_SOURCE_DIR + "/configs/leaf-gp.toml --study " + problem +
+             " --set study.budget=" + std::to_string(budget) + " --set problem.plugin=" + problem +
+             " --set study.seed=" + std::to_string(seed) + " --set inner_solver.threads=1");
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    const json obs = export_json(problem);
+    EXPECT_EQ(obs.size(), budget);
+    std::vector<std::string> points;
+    for (const json& o : obs) points.push_back(o["params"].dump());
+    std::sort(points.begin(), points.end());
+    return std::unique(points.begin(), points.end()) - points.begin();
+  }
 };
 
 TEST_F(LeafGpCli, LeafGpConfigRunsWithProvenOptimalAcquisitions) {
@@ -78,18 +93,8 @@ TEST_F(LeafGpCli, G1QueriesLandInTheirOptimalCells) {
   // threshold belongs to the neighbouring leaf; proposed there, it teaches the model nothing
   // about the optimal cell, and the same point comes back (27 distinct points in 40 before
   // the decode kept queries inside the cell's open bounds; the protocol's study repeated one
-  // point for 74 of 105 evaluations). One solver thread, so the search is the same anywhere.
-  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR +
-                           "/configs/leaf-gp.toml --study g1 --set study.budget=40 "
-                           "--set problem.plugin=g1 --set study.seed=117 "
-                           "--set inner_solver.threads=1");
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
-  const json obs = export_json("g1");
-  ASSERT_EQ(obs.size(), 40u);
-  std::vector<std::string> points;
-  for (const json& o : obs) points.push_back(o["params"].dump());
-  std::sort(points.begin(), points.end());
-  EXPECT_EQ(std::unique(points.begin(), points.end()) - points.begin(), 40);
+  // point for 74 of 105 evaluations).
+  EXPECT_EQ(distinct_points("g1", 117, 40), 40);
 }
 
 TEST_F(LeafGpCli, AlkylationQueriesDoNotRepeat) {
@@ -98,17 +103,7 @@ TEST_F(LeafGpCli, AlkylationQueriesDoNotRepeat) {
   // nothing, and the solver's point, an observation, came back: seed 105 had 5 distinct
   // points in its first 12 (and in 105). Rows measured relative to their size (decision 19)
   // give every query a new point.
-  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR +
-                           "/configs/leaf-gp.toml --study a --set study.budget=12 "
-                           "--set problem.plugin=alkylation --set study.seed=105 "
-                           "--set inner_solver.threads=1");
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
-  const json obs = export_json("a");
-  ASSERT_EQ(obs.size(), 12u);
-  std::vector<std::string> points;
-  for (const json& o : obs) points.push_back(o["params"].dump());
-  std::sort(points.begin(), points.end());
-  EXPECT_EQ(std::unique(points.begin(), points.end()) - points.begin(), 12);
+  EXPECT_EQ(distinct_points("alkylation", 105, 12), 12);
 }
 
 TEST_F(LeafGpCli, LeafGpRndConfigRuns) {
