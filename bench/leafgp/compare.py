@@ -4,7 +4,9 @@
 method, the median (and IQR) over seeds of the best feasible value after E evaluations, where E
 is the smallest budget any method of that problem reached in every one of its seeds; then, per
 problem, the one-sided Mann-Whitney p-value of "LEAF-GP's values are lower" (minimized
-problems) against each other method. Reads results.csv or results.csv.gz.
+problems) against each other method. Reads results.csv or results.csv.gz. A study (problem,
+method, seed) found in several outputs is taken from the last one given, so a rerun replaces
+the study it reruns.
 
   bench/leafgp/compare.py OUT1 OUT2 ...
 """
@@ -29,6 +31,7 @@ def q(v, p):
 
 def main():
     runs = defaultdict(dict)  # (problem, method) -> seed -> [(evaluation, best, regret)]
+    source = {}  # (problem, method, seed) -> output it is taken from
     for out in sys.argv[1:]:
         path = f"{out}/results.csv"
         opener = open if os.path.exists(path) else gzip.open
@@ -36,7 +39,10 @@ def main():
             for r in csv.DictReader(f):
                 key = (r["problem"], r["pipeline"])
                 best = float(r["best_feasible"]) if r["best_feasible"] not in ("", "nan") else math.inf
-                runs[key].setdefault(r["seed"], []).append((int(r["evaluation"]), best))
+                if source.get(key + (r["seed"],)) != out:
+                    source[key + (r["seed"],)] = out
+                    runs[key][r["seed"]] = []
+                runs[key][r["seed"]].append((int(r["evaluation"]), best))
     problems = sorted({p for p, _ in runs})
     finals_of = {}
     order = ["leaf_gp", "leaf_gp_rnd", "random", "mondrian", "optuna-tpe"]
