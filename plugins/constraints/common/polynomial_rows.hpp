@@ -26,10 +26,9 @@ inline constexpr double kProjectionTolerance = 1e-6;
 inline constexpr double kRowRounding = 1e-13;
 
 /// Lifts monomials of degree > 2 to quadratics: every product of two factors that is itself
-/// needed as a factor becomes an auxiliary variable w with the row `(a*b - w) / s == 0`, s =
-/// max(1, largest |bound of w|), and bounds
-/// from interval arithmetic over the point variables' bounds. Auxiliaries are shared between
-/// the rows formulated through one lifter.
+/// needed as a factor becomes an auxiliary variable w with the row `(a*b - w) / s == 0`,
+/// s = max(1, largest |bound of w|), and bounds from interval arithmetic over the point
+/// variables' bounds. Auxiliaries are shared between the rows formulated through one lifter.
 class MonomialLifter {
  public:
   /// `x_vars[i]`: model variable of coordinate i (only the coordinates used are read).
