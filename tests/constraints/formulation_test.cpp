@@ -90,30 +90,33 @@ std::vector<double> model_values(const PointModel& pm, const Eigen::VectorXd& x)
 
 TEST(constraint_rows, violation_is_worst_row) {
   Instance lin("x + y <= 1; x - y >= -1; n == 2", nullptr, {.max_degree = 1, .allow_list = true});
-  // Scales: |x| <= 3, |y| <= 4, |n| <= 8 on the box, plus the constants.
-  ASSERT_EQ(lin.rows->scales(), (std::vector<double>{8.0, 8.0, 10.0}));
+  // Magnitudes 8, 8 and 10 on the box: far below 1 / kScaleFraction, so the scales are 1.
+  ASSERT_EQ(lin.rows->scales(), (std::vector<double>{1.0, 1.0, 1.0}));
   Eigen::VectorXd p(7);
   p << 0.5, 0.25, 0.0, 2.0, 0.0, 1.0, 0.0;
   EXPECT_EQ(lin.rows->violation(p), 0.0);
   p[1] = 1.0;  // row 1: 0.5 over
-  EXPECT_DOUBLE_EQ(lin.rows->violation(p), 0.5 / 8.0);
+  EXPECT_DOUBLE_EQ(lin.rows->violation(p), 0.5);
   p[1] = 2.0;  // row 1: 1.5 over, row 2: 0.5 over
-  EXPECT_DOUBLE_EQ(lin.rows->violation(p), 1.5 / 8.0);
+  EXPECT_DOUBLE_EQ(lin.rows->violation(p), 1.5);
   p[1] = 0.0;
   p[3] = 5.0;  // equality: |5 - 2|
-  EXPECT_DOUBLE_EQ(lin.rows->violation(p), 3.0 / 10.0);
+  EXPECT_DOUBLE_EQ(lin.rows->violation(p), 3.0);
   p[3] = 0.0;
-  EXPECT_DOUBLE_EQ(lin.rows->violation(p), 2.0 / 10.0);
+  EXPECT_DOUBLE_EQ(lin.rows->violation(p), 2.0);
   EXPECT_EQ(lin.rows->describe(), "x + y - 1 <= 0; -x + y - 1 <= 0; n - 2 == 0 (3 rows)");
   EXPECT_THROW(lin.rows->violation(Eigen::VectorXd::Zero(3)), sdk::InvalidArgument);
 
-  Instance poly("x^2*lg >= 2");  // scale 2 + 3^2 * 100, lg in user units
-  ASSERT_EQ(poly.rows->scales(), std::vector<double>{902.0});
+  Instance poly("x^2*lg >= 2");
   p << 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, std::log(0.5);
-  EXPECT_NEAR(poly.rows->violation(p), 1.5 / 902.0, 1e-17);
-  // Below a magnitude of 1 the scale is 1: violations stay absolute.
-  Instance small("0.1*x*z <= 0.01");
-  EXPECT_EQ(small.rows->scales(), std::vector<double>{1.0});
+  EXPECT_NEAR(poly.rows->violation(p), 1.5, 1e-15);
+  // A large row is measured in units of kScaleFraction times its magnitude over the box:
+  // 2e9 + 3^2 * 100 * 1e5 (lg in user units).
+  Instance large("1e5*x^2*lg >= 2e9");
+  ASSERT_EQ(large.rows->scales(), std::vector<double>{1e-4 * (2e9 + 9e7)});
+  p[0] = 3.0;
+  p[6] = std::log(100.0);  // 2e9 - 9e7 short
+  EXPECT_NEAR(large.rows->violation(p), 1.91e9 / 2.09e5, 1e-9);
   p[6] = std::log(4.0);
   EXPECT_EQ(poly.rows->violation(p), 0.0);
   p[0] = std::nan("");
@@ -129,13 +132,14 @@ TEST(constraint_rows, excess_within_rounding_is_no_violation) {
   p[0] = x;
   EXPECT_EQ(r.rows->violation(p), 0.0);
   // A real excess still counts, however small against the terms' rounding it is not.
-  Instance one("x <= 1");  // scale 3 + 1
+  Instance one("x <= 1");
   p[0] = 1.0 + 1e-9;
-  EXPECT_NEAR(one.rows->violation(p), 1e-9 / 4.0, 1e-15);
-  // An excess of 200, above the rounding (2e-4 here), counts in units of the scale 1e12 + 9.
+  EXPECT_NEAR(one.rows->violation(p), 1e-9, 1e-15);
+  // An excess of 200, above the rounding (0.1 here), counts in units of the scale
+  // 1e-4 * (1e12 + 9).
   Instance big("x^2 <= 1e12");
   p[0] = 1e6 * (1.0 + 1e-10);
-  EXPECT_NEAR(big.rows->violation(p), 2e-10, 1e-15);
+  EXPECT_NEAR(big.rows->violation(p), 2e-6, 1e-11);
 }
 
 TEST(constraint_rows, describe_is_bounded) {

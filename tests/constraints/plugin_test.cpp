@@ -136,17 +136,16 @@ TEST(constraint_plugins, violation_and_describe) {
   Created poly(component(kPolynomialSo, "polynomial"),
                {{"expression", std::string("x0^2 + x1*k - 3*x0 <= 1")}}, two_reals());
   EXPECT_EQ(poly.constraint->describe(), "x0^2 + x1*k - 3*x0 - 1 <= 0");
-  // Violations are in units of the row's scale, its magnitude over the box: 1 + 4 + 3 + 1.
   Eigen::Vector3d p(0.5, 0.75, 4.0);  // 0.25 + 3 - 1.5 - 1 = 0.75
-  EXPECT_DOUBLE_EQ(poly.constraint->violation(p), 0.75 / 9.0);
+  EXPECT_DOUBLE_EQ(poly.constraint->violation(p), 0.75);
   p[2] = 1.0;  // 0.25 + 0.75 - 1.5 - 1 < 0
   EXPECT_EQ(poly.constraint->violation(p), 0.0);
 
   Created lin(component(kLinearSo, "linear"),
               {{"rows", std::string("x0 + x1 <= 1; 2*k = 3*x0 + 2")}}, two_reals());
   EXPECT_EQ(lin.constraint->describe(), "x0 + x1 - 1 <= 0; -3*x0 + 2*k - 2 == 0 (2 rows)");
-  p << 0.5, 0.75, 2.0;  // 0.25 over (scale 3); |4 - 3.5| = 0.5 (scale 3 + 8 + 2)
-  EXPECT_DOUBLE_EQ(lin.constraint->violation(p), 0.25 / 3.0);
+  p << 0.5, 0.75, 2.0;  // 0.25 over; |4 - 3.5| = 0.5
+  EXPECT_DOUBLE_EQ(lin.constraint->violation(p), 0.5);
   p << 0.0, 0.75, 1.0;
   EXPECT_EQ(lin.constraint->violation(p), 0.0);
 }

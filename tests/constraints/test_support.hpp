@@ -17,6 +17,7 @@
 #include <arbo/sdk/testing/conformance.hpp>
 
 #include "polynomial.hpp"
+#include "polynomial_rows.hpp"
 
 namespace arbo::constraints_test {
 
@@ -52,7 +53,7 @@ inline double expected_row_scale(const plugins::Polynomial& p, const sdk::Space&
     }
     magnitude += term;
   }
-  return std::max(1.0, magnitude);
+  return std::max(1.0, plugins::kScaleFraction * magnitude);
 }
 
 // Fills the defined variables of `values` from the others, in row order (a definition only

@@ -54,8 +54,9 @@ Interval monomial_range(const Monomial& m, const Range& range) {
   return out;
 }
 
-// A row's divisor in the model and in violation(): its magnitude over the space's box (the
-// constant plus every term's largest absolute value, user units), or 1 when that is smaller.
+// A row's divisor in the model and in violation(): kScaleFraction times its magnitude over the
+// space's box (the constant plus every term's largest absolute value, user units), or 1 when
+// that is smaller.
 double row_scale(const Polynomial& p, const sdk::Space& space) {
   double magnitude = 0.0;
   for (const auto& [m, c] : p.terms) {
@@ -66,7 +67,7 @@ double row_scale(const Polynomial& p, const sdk::Space& space) {
     });
     magnitude += std::abs(c) * std::max(std::abs(r.first), std::abs(r.second));
   }
-  return std::isfinite(magnitude) ? std::max(1.0, magnitude) : 1.0;
+  return std::isfinite(magnitude) ? std::max(1.0, kScaleFraction * magnitude) : 1.0;
 }
 
 }  // namespace
@@ -94,9 +95,9 @@ int MonomialLifter::variable(const Monomial& m) {
   const std::string name = fmt::format("{}{}", prefix_, model_.num_variables());
   const int w = model_.add_variable(name, sdk::VarType::Continuous, lo, hi);
   // Scaled like the rows that use w (see row_scale), so that the solver's absolute tolerance
-  // is relative to the product's size: a product of two coordinates of width 1e4 cannot be
-  // met to 1e-6 absolute by the LP.
-  const double s = 1.0 / std::max(1.0, std::max(std::abs(lo), std::abs(hi)));
+  // is relative to a large product's size: a product of two coordinates of width 1e4 cannot
+  // be met to 1e-6 absolute by the LP.
+  const double s = 1.0 / std::max(1.0, kScaleFraction * std::max(std::abs(lo), std::abs(hi)));
   sdk::QuadraticRow def;
   def.name = name + "_def";
   def.quad = {{a, b, s}};

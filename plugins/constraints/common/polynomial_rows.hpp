@@ -25,10 +25,17 @@ inline constexpr double kProjectionTolerance = 1e-6;
 /// `violation` ignores excesses below this times ParsedConstraint::magnitude.
 inline constexpr double kRowRounding = 1e-13;
 
+/// A row's scale is this fraction of its magnitude over the box, and at least 1: rows up to a
+/// magnitude of 1e4 keep absolute tolerances; above, a tolerance of 1e-6 is 1e-10 of the
+/// magnitude, about 5e5 ulps, well above an LP's residuals (1e-13 of the magnitude measured on
+/// Alkylation) and tight enough that a relaxed row moves G6's optimum by 0.005 (a scale of the
+/// full magnitude, tried first, moved it by 50: its two circles meet at a shallow angle).
+inline constexpr double kScaleFraction = 1e-4;
+
 /// Lifts monomials of degree > 2 to quadratics: every product of two factors that is itself
 /// needed as a factor becomes an auxiliary variable w with the row `(a*b - w) / s == 0`,
-/// s = max(1, largest |bound of w|), and bounds from interval arithmetic over the point
-/// variables' bounds. Auxiliaries are shared between the rows formulated through one lifter.
+/// s = max(1, kScaleFraction * largest |bound of w|), and bounds from interval arithmetic over the
+/// point variables' bounds. Auxiliaries are shared between the rows formulated through one lifter.
 class MonomialLifter {
  public:
   /// `x_vars[i]`: model variable of coordinate i (only the coordinates used are read).
@@ -54,20 +61,20 @@ bool is_positive_semidefinite(const std::vector<sdk::QuadTerm>& quad);
 /// Known constraint made of parsed polynomial rows. Subclasses (the plugins) only choose the
 /// parameter, the degree limit and whether a list of rows is allowed.
 ///
-/// - Every row has a scale s_k = max(1, M_k), M_k the row's magnitude over the space's box:
-///   |constant| plus, for every term, |coefficient| times the largest |monomial| over the box
-///   (user units). Violations and model rows are in units of s_k, so that one absolute
-///   tolerance (the kernel's 1e-6, a solver's `feasibility_tolerance`) is relative to the size
-///   of the numbers a row adds up: Alkylation's rows reach 4e13, where 1e-6 absolute is below
-///   the rounding of a single evaluation and no LP can meet it.
+/// - Every row has a scale s_k = max(1, kScaleFraction * M_k), M_k the row's magnitude over
+///   the space's box: |constant| plus, for every term, |coefficient| times the largest
+///   |monomial| over the box (user units). Violations and model rows are in units of s_k, so
+///   that one absolute tolerance (the kernel's 1e-6, a solver's `feasibility_tolerance`) is
+///   relative to the size of the numbers a large row adds up: Alkylation's rows reach 4e13,
+///   where 1e-6 absolute is below the rounding of a single evaluation and no LP can meet it.
 /// - `violation(x)`: the worst row, max(0, p_k(x)) / s_k for inequalities and |p_k(x)| / s_k
 ///   for equalities, evaluated in user units (log-scaled coordinates decoded with exp); an
 ///   excess within the evaluation's rounding (kRowRounding times the row's magnitude at x) is 0.
 /// - `formulate`: linear rows for degree <= 1; one quadratic row for higher degrees, with
 ///   monomials of degree > 2 lifted by `MonomialLifter` (whose definition rows are divided by
-///   max(1, the auxiliary's largest |bound|)); every row is divided by s_k. A row is declared
-///   convex when it is a "<=" row whose quadratic part is positive semidefinite. Rows over
-///   log-scaled parameters cannot be written in the encoded variables: `InvalidArgument`
+///   max(1, kScaleFraction * the auxiliary's largest |bound|)); every row is divided by s_k. A row
+///   is declared convex when it is a "<=" row whose quadratic part is positive semidefinite. Rows
+///   over log-scaled parameters cannot be written in the encoded variables: `InvalidArgument`
 ///   naming the parameter.
 /// - `project(x)`: the nearest feasible point, as a MIQCP solved by `Context::model_solver()`
 ///   (see `project`).
