@@ -54,9 +54,14 @@ Interval monomial_range(const Monomial& m, const Range& range) {
   return out;
 }
 
-// A row's divisor in the model and in violation(): kScaleFraction times its magnitude over the
-// space's box (the constant plus every term's largest absolute value, user units), or 1 when
-// that is smaller.
+// The divisor of a row whose numbers reach `magnitude`: kScaleFraction of it, or 1 when that is
+// smaller (or the magnitude is not finite).
+double scale_of(double magnitude) {
+  return std::isfinite(magnitude) ? std::max(1.0, kScaleFraction * magnitude) : 1.0;
+}
+
+// A row's divisor in the model and in violation(): scale_of its magnitude over the space's box
+// (the constant plus every term's largest absolute value, user units).
 double row_scale(const Polynomial& p, const sdk::Space& space) {
   double magnitude = 0.0;
   for (const auto& [m, c] : p.terms) {
@@ -67,7 +72,7 @@ double row_scale(const Polynomial& p, const sdk::Space& space) {
     });
     magnitude += std::abs(c) * std::max(std::abs(r.first), std::abs(r.second));
   }
-  return std::isfinite(magnitude) ? std::max(1.0, kScaleFraction * magnitude) : 1.0;
+  return scale_of(magnitude);
 }
 
 }  // namespace
@@ -97,7 +102,7 @@ int MonomialLifter::variable(const Monomial& m) {
   // Scaled like the rows that use w (see row_scale), so that the solver's absolute tolerance
   // is relative to a large product's size: a product of two coordinates of width 1e4 cannot
   // be met to 1e-6 absolute by the LP.
-  const double s = 1.0 / std::max(1.0, kScaleFraction * std::max(std::abs(lo), std::abs(hi)));
+  const double s = 1.0 / scale_of(std::max(std::abs(lo), std::abs(hi)));
   sdk::QuadraticRow def;
   def.name = name + "_def";
   def.quad = {{a, b, s}};
