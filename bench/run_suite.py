@@ -258,7 +258,18 @@ class Job:
         if (self.study_dir / "study.db").exists():
             return base + ["run", "--resume", "--study", str(self.study_dir), "--quiet",
                            "--set", f"study.budget={s.budget}"]
-        info = r.problem_info[self.problem]
+        return (base + ["run", str(s.pipelines[self.method]), "--study", str(self.study_dir),
+                        "--quiet"] + self.fresh_set_args())
+
+    def check_command(self):
+        """`arbo check` of the pipeline with the overrides a fresh run of this job gives."""
+        return (self.runner.arbo_cmd() + ["check", str(self.runner.suite.pipelines[self.method])]
+                + self.fresh_set_args())
+
+    def fresh_set_args(self):
+        """The --set arguments that a new study of this job is started with."""
+        s = self.runner.suite
+        info = self.runner.problem_info[self.problem]
         sets = {
             "problem.plugin": json.dumps(self.problem),
             "study.seed": str(self.seed),
@@ -270,11 +281,7 @@ class Job:
         if s.noise > 0:
             sets["problem.noise"] = repr(s.noise)
         sets.update(s.sets)
-        cmd = base + ["run", str(s.pipelines[self.method]), "--study", str(self.study_dir),
-                      "--quiet"]
-        for k, v in sets.items():
-            cmd += ["--set", f"{k}={v}"]
-        return cmd
+        return [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
 
     def peer_command(self):
         r = self.runner
@@ -413,6 +420,8 @@ class Runner:
         print(f"suite {s.name}: {len(s.methods())} methods x {len(self.problem_info)} problems x "
               f"{len(s.seeds)} seeds (default) = {len(jobs)} runs of {s.budget} evaluations, {workers} "
               f"in parallel -> {self.out}", flush=True)
+        if self.args.check:
+            return self.check(jobs)
         if self.args.dry_run:
             for j in jobs:
                 st = j.status()
@@ -453,6 +462,28 @@ class Runner:
         plots = self.write_outputs(jobs, run_seconds)
         print(f"wrote {self.out / 'results.csv'}, {self.out / 'report.md'} and "
               f"{len(plots)} plots ({time.perf_counter() - t0:.1f} s)", flush=True)
+
+    def check(self, jobs):
+        """Runs `arbo check` on each (pipeline, problem) of the suite with the overrides its
+        runs get (seeds only change a number, so one seed stands for all); exits 1 naming
+        every failure and every problem that did not load. Runs no study."""
+        failed = [f"{m} / {p}: {msg}" for m, p, _, msg in self.errors]
+        seen = set()
+        for j in jobs:
+            if j.is_peer or (j.method, j.problem) in seen:
+                continue
+            seen.add((j.method, j.problem))
+            out = subprocess.run(j.check_command(), stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, check=False)
+            if out.returncode != 0:
+                failed.append(f"{j.method} / {j.problem}: arbo check exit {out.returncode}: "
+                              f"{out.stdout.strip()}")
+        for f in failed:
+            print(f"  error: {f}", flush=True)
+        print(f"{self.suite.path}: {len(seen)} pipeline/problem pairs checked, "
+              f"{len(failed)} failed", flush=True)
+        if failed:
+            sys.exit(1)
 
     def write_outputs(self, jobs, run_seconds):
         """results.csv, the plots and report.md from `jobs`; returns the plots."""
@@ -886,6 +917,9 @@ def main():
     ap.add_argument("--no-plots", action="store_true", help="skip the plots")
     ap.add_argument("--dry-run", action="store_true",
                     help="list the runs and their state, run nothing")
+    ap.add_argument("--check", action="store_true",
+                    help="validate every pipeline of the suite on every problem with `arbo "
+                         "check` and the suite's overrides, run nothing; exit 1 on a failure")
     ap.add_argument("--report-only", action="store_true",
                     help="rebuild results.csv and report.md from the finished runs, run nothing")
     ap.add_argument("--merge", action="append", metavar="PATH",

@@ -10,6 +10,7 @@
          first with half the budget and then resumed gives the same values as the first run.
   mixed: a maximization problem with every parameter type, conditions, a black-box and a
          known constraint (test plugin bench_mixed), random search and both Optuna peers.
+  suites: every suite under bench/suites passes --check, and a broken one fails it.
 """
 
 import argparse
@@ -198,9 +199,34 @@ random = "{pipeline}"
           + pipeline_shown)
 
 
+def suites(args):
+    """Every committed suite passes run_suite.py --check (its pipelines, problems and [set]
+    keys are valid together), and a broken one fails it, naming what is wrong."""
+    committed = sorted((args.source_dir / "bench" / "suites").glob("*.toml"))
+    check(len(committed) > 0, "no suite under bench/suites")
+    for suite in committed:
+        out = run_suite(args, suite, args.work_dir / suite.stem, "--check")
+        check(" 0 failed" in out, f"{suite.name}: --check reported failures")
+    bad = args.work_dir / "bad.toml"
+    pipeline = (args.source_dir / "bench" / "pipelines" / "random_projected.toml").resolve()
+    bad.write_text(f'name = "bad"\nbudget = 10\nseeds = [1]\nproblems = ["branin", "nosuch"]\n'
+                   f'[set]\ninner_solver.projection_time_limt = 1.0\n'
+                   f'[pipelines]\nrandom = "{pipeline}"\n')
+    cmd = [args.python, str(args.source_dir / "bench" / "run_suite.py"), str(bad), "--out",
+           str(args.work_dir / "bad"), "--arbo", args.arbo, "--check"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       check=False)
+    print(p.stdout, end="", flush=True)
+    check(p.returncode == 1, f"a broken suite: --check exited {p.returncode}, expected 1")
+    check("nosuch: problem is not loaded" in p.stdout, "the unknown problem is not named")
+    check("random / branin: arbo check exit" in p.stdout and "projection_time_limt" in p.stdout,
+          "the unknown [set] key is not named")
+    check("2 failed" in p.stdout, "a broken suite: not 2 failures")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("which", choices=["smoke", "mixed"])
+    ap.add_argument("which", choices=["smoke", "mixed", "suites"])
     ap.add_argument("--arbo", required=True)
     ap.add_argument("--python", required=True)
     ap.add_argument("--source-dir", type=Path, required=True)
@@ -210,7 +236,7 @@ def main():
     shutil.rmtree(args.work_dir, ignore_errors=True)
     args.work_dir.mkdir(parents=True)
     t0 = time.perf_counter()
-    {"smoke": smoke, "mixed": mixed}[args.which](args)
+    {"smoke": smoke, "mixed": mixed, "suites": suites}[args.which](args)
     print(f"{args.which}: {len(failures)} failure(s), {time.perf_counter() - t0:.1f} s")
     if failures:
         sys.exit(1)
