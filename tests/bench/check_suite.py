@@ -34,7 +34,9 @@ def check(cond, msg):
         print(f"FAIL: {msg}", flush=True)
 
 
-def run_suite(args, suite, out, *extra):
+def run_suite(args, suite, out, *extra, expect_exit=0):
+    """Runs run_suite.py and returns its output; stops the test when it exits otherwise than
+    `expect_exit`."""
     cmd = [args.python, str(args.source_dir / "bench" / "run_suite.py"), str(suite),
            "--out", str(out), "--arbo", args.arbo] + list(extra)
     print("$ " + " ".join(cmd), flush=True)
@@ -43,8 +45,8 @@ def run_suite(args, suite, out, *extra):
                        check=False)
     print(p.stdout, end="", flush=True)
     print(f"({time.perf_counter() - t0:.1f} s)", flush=True)
-    if p.returncode != 0:
-        sys.exit(f"FAIL: run_suite.py exited {p.returncode}")
+    if p.returncode != expect_exit:
+        sys.exit(f"FAIL: run_suite.py exited {p.returncode}, expected {expect_exit}")
     return p.stdout
 
 
@@ -212,16 +214,11 @@ def suites(args):
     bad.write_text(f'name = "bad"\nbudget = 10\nseeds = [1]\nproblems = ["branin", "nosuch"]\n'
                    f'[set]\ninner_solver.projection_time_limt = 1.0\n'
                    f'[pipelines]\nrandom = "{pipeline}"\n')
-    cmd = [args.python, str(args.source_dir / "bench" / "run_suite.py"), str(bad), "--out",
-           str(args.work_dir / "bad"), "--arbo", args.arbo, "--check"]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       check=False)
-    print(p.stdout, end="", flush=True)
-    check(p.returncode == 1, f"a broken suite: --check exited {p.returncode}, expected 1")
-    check("nosuch: problem is not loaded" in p.stdout, "the unknown problem is not named")
-    check("random / branin: arbo check exit" in p.stdout and "projection_time_limt" in p.stdout,
+    out = run_suite(args, bad, args.work_dir / "bad", "--check", expect_exit=1)
+    check("nosuch: problem is not loaded" in out, "the unknown problem is not named")
+    check("random / branin: arbo check exit" in out and "projection_time_limt" in out,
           "the unknown [set] key is not named")
-    check("2 failed" in p.stdout, "a broken suite: not 2 failures")
+    check("2 failed" in out, "a broken suite: not 2 failures")
 
 
 def main():
