@@ -163,6 +163,22 @@ def per_problem(path, key, value, cast):
 # Jobs
 
 
+def int_list(text):
+    """argparse type of --seeds: "101,103" -> [101, 103]."""
+    try:
+        return [int(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of integers")
+
+
+def name_list(text):
+    """argparse type of --problems: "g7,g10" -> ["g7", "g10"]."""
+    names = [v.strip() for v in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"'{text}' has an empty name")
+    return names
+
+
 def read_json(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -393,14 +409,33 @@ class Runner:
                 self.errors.append(("all", name, None, f"problem failed to load: {p['error']}"))
             else:
                 self.problem_info[name] = p
+        for name in self.args.problems or []:
+            if name not in self.suite.problems:
+                raise SystemExit(f"run_suite: --problems {name}: not a problem of the suite "
+                                 f"({', '.join(self.suite.problems)})")
+        suite_seeds = sorted({s for p in self.suite.problems for s in self.suite.seeds_of(p)})
+        for seed in self.args.seeds or []:
+            if seed not in suite_seeds:
+                raise SystemExit(f"run_suite: --seeds {seed}: not a seed of the suite "
+                                 f"({', '.join(map(str, suite_seeds))})")
 
     def jobs(self):
+        # --seeds / --problems keep a subset of the suite's runs: a protocol split between
+        # machines or runners (each with its own --out, reported whole later with --merge), or
+        # the rerun of a few studies, without a suite file per subset.
+        seeds, problems = self.args.seeds, self.args.problems
         jobs = [Job(self, m, p, s) for m in self.suite.methods() for p in self.suite.problems
-                if p in self.problem_info for s in self.suite.seeds_of(p)]
+                if p in self.problem_info and (not problems or p in problems)
+                for s in self.suite.seeds_of(p) if not seeds or s in seeds]
         if self.suite.order == "seed":
             rank = {s: k for k, s in enumerate(sorted({j.seed for j in jobs}))}
             jobs.sort(key=lambda j: rank[j.seed])  # stable: method and problem order kept
         return jobs
+
+    def subset_note(self):
+        parts = [f"--{k} {','.join(map(str, v))}" for k, v in
+                 (("problems", self.args.problems), ("seeds", self.args.seeds)) if v]
+        return f", only {' '.join(parts)}" if parts else ""
 
     def run(self):
         s = self.suite
@@ -418,8 +453,8 @@ class Runner:
         jobs = self.jobs()
         workers = self.args.jobs or os.cpu_count() or 1
         print(f"suite {s.name}: {len(s.methods())} methods x {len(self.problem_info)} problems x "
-              f"{len(s.seeds)} seeds (default) = {len(jobs)} runs of {s.budget} evaluations, {workers} "
-              f"in parallel -> {self.out}", flush=True)
+              f"{len(s.seeds)} seeds (default){self.subset_note()} = {len(jobs)} runs of "
+              f"{s.budget} evaluations, {workers} in parallel -> {self.out}", flush=True)
         if self.args.check:
             return self.check(jobs)
         if self.args.dry_run:
@@ -925,6 +960,10 @@ def main():
     ap.add_argument("--merge", action="append", metavar="PATH",
                     help="also report the runs of an earlier results.csv (file, .gz, or output "
                          "folder) that are not on disk here; repeatable")
+    ap.add_argument("--seeds", type=int_list, metavar="S,S,...",
+                    help="only the runs of these seeds (each must be one of the suite's)")
+    ap.add_argument("--problems", type=name_list, metavar="P,P,...",
+                    help="only the runs on these problems (each must be one of the suite's)")
     ap.add_argument("--retry-errors", action="store_true",
                     help="rerun studies whose error was recorded (default: keep the error)")
     # A runner started with `&` from a non-interactive shell inherits SIGINT ignored, and a

@@ -6,7 +6,8 @@
          evaluation, best-so-far and regret recomputed independently), the report and the
          plots; that a rerun into the same folder skips every run and rebuilds an identical
          CSV; that --merge reports the runs of that CSV, byte for byte, from a folder without
-         their studies, and leaves out a run stopped part-way; and that the arbo pipelines are deterministic and resumable: a fresh folder run
+         their studies, and leaves out a run stopped part-way; that a protocol split with --seeds and
+         --problems runs only its subset and reports whole with --merge; and that the arbo pipelines are deterministic and resumable: a fresh folder run
          first with half the budget and then resumed gives the same values as the first run.
   mixed: a maximization problem with every parameter type, conditions, a black-box and a
          known constraint (test plugin bench_mixed), random search and both Optuna peers.
@@ -150,6 +151,25 @@ def smoke(args):
           read_rows(merged) == [r for r in cut if r["problem"] != "hartmann6" or
                                 r["pipeline"] != "random" or r["seed"] != "2"],
           "--merge took a run that stopped part-way")
+
+    # Split: a runner given --seeds/--problems runs only that subset; the folder it wrote,
+    # reported with --merge of the rest, is the whole protocol again (arbo values identical).
+    split = args.work_dir / "split"
+    log = run_suite(args, suite, split, "--seeds", "2", "--problems", "hartmann6", "--dry-run")
+    check(log.count(": to run") == 3 and all(f"{m} / hartmann6 / seed 2: to run" in log
+                                             for m in methods),
+          "--seeds 2 --problems hartmann6 did not list exactly the 3 runs of seed 2 on hartmann6")
+    log = run_suite(args, suite, split, "--seeds", "2", "--no-peers", "--no-plots")
+    check("only --seeds 2 = 2 runs" in log and
+          not (split / "studies" / "random" / "hartmann6" / "seed1").exists(),
+          "--seeds 2 ran other seeds")
+    log = run_suite(args, suite, split, "--report-only", "--no-plots", "--merge", str(first))
+    check("report from 2 finished runs of 12, and 10 runs merged" in log and
+          without_timings(read_rows(split), methods) == without_timings(rows, methods),
+          "a protocol split with --seeds did not report whole with --merge")
+    for bad, name in ((["--seeds", "3"], "--seeds 3"), (["--problems", "g7"], "--problems g7")):
+        log = run_suite(args, suite, split, *bad, "--dry-run", expect_exit=1)
+        check(f"{name}: not a" in log, f"{name} (not in the suite) was not named as an error")
 
     # Deterministic and resumable arbo pipelines: half the budget, then resumed to the full one.
     run_suite(args, suite, second, "--no-peers", "--budget", "10", "--no-plots")
