@@ -18,7 +18,6 @@ import datetime
 import fcntl
 import fnmatch
 import gzip
-import importlib.util
 import json
 import os
 import platform
@@ -31,6 +30,8 @@ import threading
 import time
 from pathlib import Path
 
+from debian_python import require_modules
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python < 3.11
@@ -38,29 +39,11 @@ except ModuleNotFoundError:  # Python < 3.11
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
-SYSTEM_PYTHON = "/usr/bin/python3"
 PEERS = {"optuna-tpe": "tpe", "optuna-random": "random"}
 EXIT_INFEASIBLE = 6
 EXIT_INTERRUPTED = 130
 CSV_FIELDS = ["pipeline", "problem", "seed", "evaluation", "objective", "feasible",
               "best_feasible", "regret", "propose_seconds", "eval_seconds"]
-
-
-def ensure_interpreter(need_optuna):
-    """Re-executes under Debian's python3 when this interpreter lacks the Debian packages
-    (python3-matplotlib, python3-optuna install there, not into a pyenv or venv Python)."""
-    missing = [m for m in (["matplotlib"] + (["optuna"] if need_optuna else []))
-               if importlib.util.find_spec(m) is None]
-    if not missing:
-        return
-    if os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and \
-            os.access(SYSTEM_PYTHON, os.X_OK) and not os.environ.get("ARBO_BENCH_REEXEC"):
-        os.environ["ARBO_BENCH_REEXEC"] = "1"
-        print(f"run_suite: {sys.executable} cannot import {', '.join(missing)}; "
-              f"re-running with {SYSTEM_PYTHON}", file=sys.stderr)
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, str(Path(__file__).resolve())] + sys.argv[1:])
-    sys.exit(f"run_suite: cannot import {', '.join(missing)} (run tools/install-deps; the "
-             f"Debian packages python3-matplotlib and python3-optuna install for {SYSTEM_PYTHON})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,7 +340,7 @@ class Runner:
     def __init__(self, args):
         self.args = args
         self.suite = Suite(args.suite, args)
-        ensure_interpreter(bool(self.suite.peers))
+        require_modules(["matplotlib"] + (["optuna"] if self.suite.peers else []), "run_suite")
         self.out = Path(args.out).resolve()
         self.arbo = str(Path(args.arbo).resolve()) if args.arbo else self.default_arbo()
         self.problem_info = {}

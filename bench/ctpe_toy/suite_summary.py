@@ -18,8 +18,13 @@ import gzip
 import math
 import statistics
 import sys
+from pathlib import Path
 
-from scipy.stats import mannwhitneyu
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from debian_python import require_modules  # noqa: E402
+
+require_modules(["scipy"], "suite_summary.py")
+from scipy.stats import mannwhitneyu  # noqa: E402
 
 
 def read(path):

@@ -17,6 +17,12 @@ import os
 import statistics
 import sys
 from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from debian_python import require_modules  # noqa: E402
+
+require_modules(["scipy"], "compare.py")
 
 
 def q(v, p):
