@@ -155,7 +155,7 @@ def int_list(text):
 
 
 def name_list(text):
-    """argparse type of --problems: "g7,g10" -> ["g7", "g10"]."""
+    """argparse type of --methods and --problems: "g7,g10" -> ["g7", "g10"]."""
     names = [v.strip() for v in text.split(",")]
     if not all(names):
         raise argparse.ArgumentTypeError(f"'{text}' has an empty name")
@@ -392,6 +392,10 @@ class Runner:
                 self.errors.append(("all", name, None, f"problem failed to load: {p['error']}"))
             else:
                 self.problem_info[name] = p
+        for name in self.args.methods or []:
+            if name not in self.suite.methods():
+                raise SystemExit(f"run_suite: --methods {name}: not a method of the suite "
+                                 f"({', '.join(self.suite.methods())})")
         for name in self.args.problems or []:
             if name not in self.suite.problems:
                 raise SystemExit(f"run_suite: --problems {name}: not a problem of the suite "
@@ -403,11 +407,12 @@ class Runner:
                                  f"({', '.join(map(str, suite_seeds))})")
 
     def jobs(self):
-        # --seeds / --problems keep a subset of the suite's runs: a protocol split between
+        # --methods / --problems / --seeds keep a subset of the suite's runs: a protocol split between
         # machines or runners (each with its own --out, reported whole later with --merge), or
         # the rerun of a few studies, without a suite file per subset.
-        seeds, problems = self.args.seeds, self.args.problems
-        jobs = [Job(self, m, p, s) for m in self.suite.methods() for p in self.suite.problems
+        methods, problems, seeds = self.args.methods, self.args.problems, self.args.seeds
+        jobs = [Job(self, m, p, s) for m in self.suite.methods() if not methods or m in methods
+                for p in self.suite.problems
                 if p in self.problem_info and (not problems or p in problems)
                 for s in self.suite.seeds_of(p) if not seeds or s in seeds]
         if self.suite.order == "seed":
@@ -417,7 +422,8 @@ class Runner:
 
     def subset_note(self):
         parts = [f"--{k} {','.join(map(str, v))}" for k, v in
-                 (("problems", self.args.problems), ("seeds", self.args.seeds)) if v]
+                 (("methods", self.args.methods), ("problems", self.args.problems),
+                  ("seeds", self.args.seeds)) if v]
         return f", only {' '.join(parts)}" if parts else ""
 
     def run(self):
@@ -945,6 +951,8 @@ def main():
                          "folder) that are not on disk here; repeatable")
     ap.add_argument("--seeds", type=int_list, metavar="S,S,...",
                     help="only the runs of these seeds (each must be one of the suite's)")
+    ap.add_argument("--methods", type=name_list, metavar="M,M,...",
+                    help="only the runs of these pipelines or peers (each one of the suite's)")
     ap.add_argument("--problems", type=name_list, metavar="P,P,...",
                     help="only the runs on these problems (each must be one of the suite's)")
     ap.add_argument("--retry-errors", action="store_true",

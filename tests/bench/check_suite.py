@@ -6,8 +6,8 @@
          evaluation, best-so-far and regret recomputed independently), the report and the
          plots; that a rerun into the same folder skips every run and rebuilds an identical
          CSV; that --merge reports the runs of that CSV, byte for byte, from a folder without
-         their studies, and leaves out a run stopped part-way; that a protocol split with --seeds and
-         --problems runs only its subset and reports whole with --merge; and that the arbo pipelines are deterministic and resumable: a fresh folder run
+         their studies, and leaves out a run stopped part-way; that a protocol split with --methods,
+         --problems and --seeds runs only its subset and reports whole with --merge; and that the arbo pipelines are deterministic and resumable: a fresh folder run
          first with half the budget and then resumed gives the same values as the first run.
   mixed: a maximization problem with every parameter type, conditions, a black-box and a
          known constraint (test plugin bench_mixed), random search and both Optuna peers.
@@ -167,7 +167,12 @@ def smoke(args):
     check("report from 2 finished runs of 12, and 10 runs merged" in log and
           without_timings(read_rows(split), methods) == without_timings(rows, methods),
           "a protocol split with --seeds did not report whole with --merge")
-    for bad, name in ((["--seeds", "3"], "--seeds 3"), (["--problems", "g7"], "--problems g7")):
+    log = run_suite(args, suite, split, "--methods", "random,optuna-tpe", "--seeds", "1",
+                    "--dry-run")
+    check(log.count(": to run") == 4 and "optuna-random" not in log.split("\n", 1)[1],
+          "--methods random,optuna-tpe --seeds 1 did not list exactly their 4 runs of seed 1")
+    for bad, name in ((["--seeds", "3"], "--seeds 3"), (["--problems", "g7"], "--problems g7"),
+                      (["--methods", "leaf_gp"], "--methods leaf_gp")):
         log = run_suite(args, suite, split, *bad, "--dry-run", expect_exit=1)
         check(f"{name}: not a" in log, f"{name} (not in the suite) was not named as an error")
 
