@@ -392,23 +392,22 @@ class Runner:
                 self.errors.append(("all", name, None, f"problem failed to load: {p['error']}"))
             else:
                 self.problem_info[name] = p
-        for name in self.args.methods or []:
-            if name not in self.suite.methods():
-                raise SystemExit(f"run_suite: --methods {name}: not a method of the suite "
-                                 f"({', '.join(self.suite.methods())})")
-        for name in self.args.problems or []:
-            if name not in self.suite.problems:
-                raise SystemExit(f"run_suite: --problems {name}: not a problem of the suite "
-                                 f"({', '.join(self.suite.problems)})")
-        suite_seeds = sorted({s for p in self.suite.problems for s in self.suite.seeds_of(p)})
-        for seed in self.args.seeds or []:
-            if seed not in suite_seeds:
-                raise SystemExit(f"run_suite: --seeds {seed}: not a seed of the suite "
-                                 f"({', '.join(map(str, suite_seeds))})")
+        for flag, given, allowed in self.subset_filters():
+            for value in given or []:
+                if value not in allowed:
+                    raise SystemExit(f"run_suite: --{flag} {value}: not a value of the suite's "
+                                     f"{flag} ({', '.join(map(str, allowed))})")
+
+    def subset_filters(self):
+        """(flag, values given, the suite's values) of --methods, --problems and --seeds."""
+        seeds = sorted({s for p in self.suite.problems for s in self.suite.seeds_of(p)})
+        return [("methods", self.args.methods, self.suite.methods()),
+                ("problems", self.args.problems, self.suite.problems),
+                ("seeds", self.args.seeds, seeds)]
 
     def jobs(self):
-        # --methods / --problems / --seeds keep a subset of the suite's runs: a protocol split between
-        # machines or runners (each with its own --out, reported whole later with --merge), or
+        # --methods / --problems / --seeds keep a subset of the suite's runs: a protocol split
+        # between machines or runners (each with its own --out, reported whole later with --merge), or
         # the rerun of a few studies, without a suite file per subset.
         methods, problems, seeds = self.args.methods, self.args.problems, self.args.seeds
         jobs = [Job(self, m, p, s) for m in self.suite.methods() if not methods or m in methods
@@ -421,9 +420,8 @@ class Runner:
         return jobs
 
     def subset_note(self):
-        parts = [f"--{k} {','.join(map(str, v))}" for k, v in
-                 (("methods", self.args.methods), ("problems", self.args.problems),
-                  ("seeds", self.args.seeds)) if v]
+        parts = [f"--{flag} {','.join(map(str, given))}"
+                 for flag, given, _ in self.subset_filters() if given]
         return f", only {' '.join(parts)}" if parts else ""
 
     def run(self):

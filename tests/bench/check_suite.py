@@ -6,9 +6,10 @@
          evaluation, best-so-far and regret recomputed independently), the report and the
          plots; that a rerun into the same folder skips every run and rebuilds an identical
          CSV; that --merge reports the runs of that CSV, byte for byte, from a folder without
-         their studies, and leaves out a run stopped part-way; that a protocol split with --methods,
-         --problems and --seeds runs only its subset and reports whole with --merge; and that the arbo pipelines are deterministic and resumable: a fresh folder run
-         first with half the budget and then resumed gives the same values as the first run.
+         their studies, and leaves out a run stopped part-way; that a protocol split with
+         --methods, --problems and --seeds runs only its subset and reports whole with --merge;
+         and that the arbo pipelines are deterministic and resumable: a fresh folder run first
+         with half the budget and then resumed gives the same values as the first run.
   mixed: a maximization problem with every parameter type, conditions, a black-box and a
          known constraint (test plugin bench_mixed), random search and both Optuna peers.
   suites: every suite under bench/suites passes --check, and a broken one fails it.
