@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/constraint.hpp>
 #include <arbo/sdk/constraint.hpp>
 
 namespace xyz {

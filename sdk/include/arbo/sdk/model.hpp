@@ -23,7 +23,10 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "arbo/sdk/export.hpp"
+#include "arbo/sdk/space.hpp"
 
 namespace arbo::sdk {
 
@@ -129,6 +132,23 @@ class ARBO_SDK_API Model {
   std::vector<QuadraticRow> quadratic_;
   Objective objective_;
 };
+
+/// Variables of a model that stand for the encoded point x: `x_vars[i]` is the model variable
+/// of coordinate i (integer-typed for discrete coordinates, bounds of the space).
+struct PointVariables {
+  std::vector<int> x_vars;
+};
+
+/// Adds one model variable per coordinate of `space` (continuous for Real, integer for Integer
+/// and Categorical, binary for Binary; bounds = the encoded bounds) and returns them.
+/// Log-scaled coordinates are continuous in ln units.
+ARBO_SDK_API PointVariables add_point_variables(Model& model, const Space& space);
+
+/// A start for `SolveOptions::starts`: the encoded point `x` on `point.x_vars`, NaN on every
+/// other variable of `model` (left to the solver).
+/// @throws InvalidArgument when `x` has not one coordinate per point variable. O(variables).
+ARBO_SDK_API std::vector<double> point_start(const Model& model, const PointVariables& point,
+                                             const Eigen::VectorXd& x);
 
 /// Outcome of solving a model.
 enum class SolveStatus { Optimal, LimitReached, Infeasible, Unbounded, Error };
