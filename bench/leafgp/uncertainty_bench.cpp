@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include <arbo/sdk/projection.hpp>
+#include <arbo/sdk/model.hpp>
 
 #include "bnb.hpp"
 #include "formulation.hpp"

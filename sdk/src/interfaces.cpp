@@ -6,7 +6,10 @@
 #include <fmt/format.h>
 
 #include "arbo/sdk/acquisition.hpp"
-#include "arbo/sdk/capabilities.hpp"
+#include "arbo/sdk/capabilities/acquisition.hpp"
+#include "arbo/sdk/capabilities/constraint.hpp"
+#include "arbo/sdk/capabilities/problem.hpp"
+#include "arbo/sdk/capabilities/surrogate.hpp"
 #include "arbo/sdk/constraint.hpp"
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/inner_solver.hpp"

@@ -9,36 +9,6 @@
 
 namespace arbo::sdk {
 
-PointVariables add_point_variables(Model& model, const Space& space) {
-  PointVariables pv;
-  pv.x_vars.reserve(space.size());
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    const Parameter& p = space[i];
-    const auto ii = static_cast<Eigen::Index>(i);
-    VarType type = VarType::Continuous;
-    if (p.type == ParamType::Binary) {
-      type = VarType::Binary;
-    } else if (p.type == ParamType::Categorical || (p.type == ParamType::Integer && !p.log_scale)) {
-      type = VarType::Integer;
-    }
-    pv.x_vars.push_back(model.add_variable(p.name, type, space.lower()[ii], space.upper()[ii]));
-  }
-  return pv;
-}
-
-std::vector<double> point_start(const Model& model, const PointVariables& point,
-                                const Eigen::VectorXd& x) {
-  if (static_cast<std::size_t>(x.size()) != point.x_vars.size()) {
-    throw InvalidArgument(fmt::format("a start point has {} coordinates, the model's point has {}",
-                                      x.size(), point.x_vars.size()));
-  }
-  std::vector<double> start(model.num_variables(), std::numeric_limits<double>::quiet_NaN());
-  for (std::size_t i = 0; i < point.x_vars.size(); ++i) {
-    start[static_cast<std::size_t>(point.x_vars[i])] = x[static_cast<Eigen::Index>(i)];
-  }
-  return start;
-}
-
 SolveOptions default_projection_options() {
   SolveOptions options;
   options.time_limit_seconds = kDefaultProjectionSeconds;

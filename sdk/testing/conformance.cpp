@@ -15,7 +15,8 @@
 #include <gtest/gtest.h>
 #include <boost/dll/shared_library.hpp>
 
-#include "arbo/sdk/capabilities.hpp"
+#include "arbo/sdk/capabilities/acquisition.hpp"
+#include "arbo/sdk/capabilities/constraint.hpp"
 #include "arbo/sdk/dataset.hpp"
 #include "arbo/sdk/error.hpp"
 

@@ -12,8 +12,9 @@ arbo=$prefix/bin/arbo
 "$arbo" plugins > "$work/plugins.txt"
 grep -q '^problem/branin ' "$work/plugins.txt" || { cat "$work/plugins.txt"; echo "installed arbo does not find its plugins"; exit 1; }
 
-# A third-party plugin: the installed surrogate template, built against the installed SDK only.
-cp -r "$prefix/share/arbo/sdk/templates/surrogate_xyz" "$work/my_surrogate"
+# A third-party plugin: the installed surrogate template, copied and renamed by the installed
+# new-plugin tool, built against the installed SDK only.
+"$prefix/share/arbo/sdk/new-plugin" surrogate my_model "$work/my_surrogate"
 cmake -S "$work/my_surrogate" -B "$work/my_build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
       -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$work/my_build" >/dev/null
@@ -21,7 +22,7 @@ so=$(find "$work/my_build" -name '*.so' | head -n 1)
 [ -n "$so" ] || { echo "the template built no plugin"; exit 1; }
 ctest --test-dir "$work/my_build" --output-on-failure >/dev/null
 "$arbo" --plugin-path "$(dirname "$so")" plugins > "$work/plugins2.txt"
-grep -q '^surrogate/xyz ' "$work/plugins2.txt" || { cat "$work/plugins2.txt"; echo "third-party plugin not loaded"; exit 1; }
+grep -q '^surrogate/my_model ' "$work/plugins2.txt" || { cat "$work/plugins2.txt"; echo "third-party plugin not loaded"; exit 1; }
 
 # A real study with the installed CLI.
 cd "$work"

@@ -3,7 +3,7 @@
 // points, their feasible fractions, and the claims of info().
 //
 // Reference values were computed independently in Python (double precision) from the
-// definitions in shared/digests/mondrian-nelder-mead.md §7 and shared/digests/c-tpe.md §6,
+// definitions of the thesis's App. A and c-TPE's App. F, as corrected in docs/methods/,
 // never by calling this library. Exact feasible fractions come from closed forms or from 1-D
 // numerical integration of the constraint's sections.
 //

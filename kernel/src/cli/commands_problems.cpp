@@ -17,7 +17,7 @@
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
 #include "arbo/kernel/plugin_registry.hpp"
-#include "arbo/sdk/capabilities.hpp"
+#include "arbo/sdk/capabilities/problem.hpp"
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/problem.hpp"
 #include "cli/cli.hpp"

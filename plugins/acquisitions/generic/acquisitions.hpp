@@ -14,7 +14,8 @@
 #include <vector>
 
 #include <arbo/sdk/acquisition.hpp>
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/acquisition.hpp>
+#include <arbo/sdk/capabilities/surrogate.hpp>
 
 namespace arbo::plugins {
 

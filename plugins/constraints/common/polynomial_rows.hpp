@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/constraint.hpp>
 #include <arbo/sdk/constraint.hpp>
 #include <arbo/sdk/model.hpp>
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/acquisition.hpp>
 
 namespace arbo::plugins {
 

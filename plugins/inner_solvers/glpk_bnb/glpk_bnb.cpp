@@ -9,10 +9,12 @@
 
 #include <fmt/format.h>
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/acquisition.hpp>
+#include <arbo/sdk/capabilities/constraint.hpp>
+#include <arbo/sdk/capabilities/surrogate.hpp>
 #include <arbo/sdk/error.hpp>
+#include <arbo/sdk/model.hpp>
 #include <arbo/sdk/model_io.hpp>
-#include <arbo/sdk/projection.hpp>
 
 #include "cores.hpp"
 #include "glpk_session.hpp"

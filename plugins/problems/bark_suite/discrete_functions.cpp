@@ -65,7 +65,7 @@ sdk::ProblemInfo DiscreteAckley13::info() const {
   sdk::ProblemInfo i;
   i.source =
       "BARK (Boyne et al.), Table 5 DiscreteAckley (Dreczkowski et al. 2023; Bliek 2021), "
-      "D = 13 (shared/digests/bark.md §5)";
+      "D = 13 (BARK Sec. 7.2)";
   i.optimum = 20.0 - 20.0 * std::exp(-0.2 * std::sqrt(10.0 / 13.0));
   Eigen::VectorXd zeros = Eigen::VectorXd::Zero(kAckleyInts + kAckleyReals);
   Eigen::VectorXd ones = zeros;
@@ -103,7 +103,7 @@ sdk::ProblemInfo DiscreteRosenbrock10::info() const {
   sdk::ProblemInfo i;
   i.source =
       "BARK (Boyne et al.), Table 5 DiscreteRosenbrock (Dreczkowski et al. 2023), D = 10 "
-      "(shared/digests/bark.md §5); f* computed numerically (digest: 8.9699)";
+      "(BARK Sec. 7.2); f* computed numerically (docs/methods/bark.md: 8.9699)";
   i.optimum = kRosenbrockOptimum;
   Eigen::VectorXd xs = Eigen::VectorXd::Zero(kRosenbrockInts + kRosenbrockReals);
   for (int k = 0; k < kRosenbrockReals; ++k) xs[kRosenbrockInts + k] = kRosenbrockOptimizerReals[k];

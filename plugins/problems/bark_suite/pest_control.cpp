@@ -98,7 +98,7 @@ sdk::ProblemInfo PestControl::info() const {
   sdk::ProblemInfo i;
   i.source =
       "BARK (Boyne et al.), Table 6 PestControl (MCBO; Oh et al. 2019, COMBO), 25 stages x 5 "
-      "choices (shared/digests/bark.md §5); common random numbers unless stochastic = true; "
+      "choices (BARK Sec. 7.3, App. D.2); common random numbers unless stochastic = true; "
       "no published optimum";
   return i;
 }

@@ -258,7 +258,7 @@ sdk::ProblemInfo TreeForestProblem::info() const {
   i.source = fmt::format(
       "BARK (Boyne et al.), Table 5 TreeFunction{}: a forest of {} trees drawn from the BART "
       "prior (alpha 0.95, beta 2), leaf values N(0,1); own instance from seed {} "
-      "(shared/digests/bark.md §5); f* exact by branch and bound over the cells",
+      "(BARK Sec. 7.2, Table 5); f* exact by branch and bound over the cells",
       num_categorical_ > 0 ? "Cat" : "", trees_.size(), seed_);
   i.optimum = optimum_;
   i.optimizers = {optimizer_};

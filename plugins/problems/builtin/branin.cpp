@@ -34,8 +34,8 @@ sdk::ProblemInfo Branin::info() const {
   constexpr double pi = std::numbers::pi;
   sdk::ProblemInfo i;
   i.source =
-      "Branin & Hoo (1972), as defined in the Mondrian/Nelder-Mead thesis digest §7 "
-      "(shared/digests/mondrian-nelder-mead.md)";
+      "Branin & Hoo (1972), as defined in the Mondrian/Nelder-Mead thesis (Braun 2022), "
+      "Table 6.1 and App. A";
   // At each minimizer the squared bracket vanishes and cos x1 = -1, so f* = 10/(8 pi) exactly.
   i.optimum = 10.0 / (8.0 * pi);
   i.optimizers = {Eigen::Vector2d(pi, 2.275), Eigen::Vector2d(-pi, 12.275),

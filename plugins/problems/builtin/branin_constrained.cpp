@@ -21,8 +21,8 @@ sdk::ProblemInfo BraninConstrained::info() const {
   constexpr double pi = std::numbers::pi;
   sdk::ProblemInfo i;
   i.source =
-      "Branin with the black-box constraint of the Mondrian/Nelder-Mead thesis digest §7 "
-      "(shared/digests/mondrian-nelder-mead.md)";
+      "Branin with the black-box constraint of the Mondrian/Nelder-Mead thesis (Braun 2022), "
+      "Table 6.1 and App. A";
   i.optimum = 10.0 / (8.0 * pi);
   // (-pi, 12.275) and (3 pi, 2.475) lie outside the disk (c = 4.63 and 23.2).
   i.optimizers = {Eigen::Vector2d(pi, 2.275)};

@@ -38,8 +38,8 @@ Hartmann6::Hartmann6(const sdk::CreateArgs& args) : space_(hartmann_space()) {}
 sdk::ProblemInfo Hartmann6::info() const {
   sdk::ProblemInfo i;
   i.source =
-      "Hartmann 6-D (Dixon & Szegő 1978); constants from the LEAF-GP digest §5.1 "
-      "(shared/digests/leaf-gp.md)";
+      "Hartmann 6-D (Dixon & Szegő 1978); constants as in LEAF-GP (Thebelt et al. 2022), "
+      "Sec. 5.2, Table 1";
   i.optimum = -3.32237;
   Eigen::VectorXd xs(6);
   xs << 0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573;

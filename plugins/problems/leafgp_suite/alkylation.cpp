@@ -64,7 +64,7 @@ sdk::ProblemInfo Alkylation::info() const {
   i.source =
       "Alkylation (Sauer, Colville & Burwick 1964; Bracken & McCormick 1968), 7-variable form "
       "of the LEAF-GP reference code tree_kernel_gp after solab-ntu/opt-prob-collect "
-      "(shared/digests/leaf-gp.md §5.2); the paper gives no optimum: f* is the best of 300 "
+      "(LEAF-GP Sec. 5.3, Table 2); the paper gives no optimum: f* is the best of 300 "
       "SLSQP multistarts refined on the active set (a = 2000, x4 = 95, g1, g3, g6, g7 active), "
       "computed for this suite; the optimizer is moved 1e-8 inside every active constraint";
   i.optimum = -1768.806963716;

@@ -17,7 +17,7 @@ std::string hedar_source(const char* name, const char* cec_name) {
   return fmt::format(
       "{} of Hedar's test-function pages, as cited by LEAF-GP (Thebelt et al., NeurIPS 2022) "
       "Table 2, formulas of the authors' reference code tree_kernel_gp "
-      "(shared/digests/leaf-gp.md §5.2); optimizer from the CEC 2006 constrained benchmark "
+      "(LEAF-GP Sec. 5.3); optimizer from the CEC 2006 constrained benchmark "
       "report (Liang et al.), problem {}",
       name, cec_name);
 }

@@ -40,7 +40,7 @@ sdk::ProblemInfo PressureVessel::info() const {
   if (leafgp_code_) {
     i.source =
         "Pressure vessel as in the LEAF-GP reference code tree_kernel_gp (0.6224 x0 R L, "
-        "g2 on L; shared/digests/leaf-gp.md §5.2/§9); no published optimum: f* found for this "
+        "g2 on L; docs/methods/leaf-gp.md); no published optimum: f* found for this "
         "suite by enumerating (x0, x1) with a 1-D search in R, L at its smallest feasible value";
     // g1 and g2 are slack; g3 is active with L at its lower bound 10.
     i.optimum = 11754.553447799499;
@@ -48,7 +48,7 @@ sdk::ProblemInfo PressureVessel::info() const {
   } else {
     i.source =
         "Pressure vessel (Sandgren 1990; Coello & Montes 2002, as cited by LEAF-GP, Thebelt et "
-        "al., NeurIPS 2022, Table 2; shared/digests/leaf-gp.md §5.2), textbook objective and g2; "
+        "al., NeurIPS 2022, Table 2, Sec. 5.3), textbook objective and g2; "
         "best known f* = 6059.714335 (g1, g3 active), reproduced by enumerating (x0, x1)";
     i.optimum = 6059.714335048436;
     xs << 13, 7, 42.09844559585492, 176.63659584243945;

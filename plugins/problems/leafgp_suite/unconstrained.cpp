@@ -27,7 +27,7 @@ constexpr double kStyblinskiOptimum = -391.66165703771415;
 
 const char* const kTableSource =
     "LEAF-GP (Thebelt et al., NeurIPS 2022) Table 1 domain; formula of the authors' reference "
-    "code tree_kernel_gp (after Surjanovic & Bingham); shared/digests/leaf-gp.md §5.1";
+    "code tree_kernel_gp (after Surjanovic & Bingham); LEAF-GP Sec. 5.2";
 
 std::string source_of(const char* name) { return fmt::format("{}: {}", name, kTableSource); }
 

@@ -35,7 +35,7 @@ std::string ctpe_source(const char* figure) {
              "S. Watanabe and F. Hutter, c-TPE: Generalizing Tree-structured Parzen Estimator with "
              "Inequality Constraints for Continuous and Categorical Hyperparameter Optimization, "
              "App. B.2, ") +
-         figure + "; domain [-5, 5]^2 as in the authors' code (shared/digests/c-tpe.md §6)";
+         figure + "; domain [-5, 5]^2 as in the authors' code (docs/methods/c-tpe.md)";
 }
 
 }  // namespace

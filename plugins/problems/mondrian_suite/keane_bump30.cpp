@@ -54,7 +54,8 @@ void KeaneBump30::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   const double den = std::max(std::sqrt(weighted), kMinDenominator);
   out.objective = -std::abs((sum_c4 - 2.0 * prod_c2) / den);
   out.constraints[0] = 0.75 - prod_x;
-  // Corrected (digest §7 ⚠): sum(x) - 225 with 225 = 7.5 d; the thesis prints "sum -225".
+  // Corrected (docs/methods/mondrian-nelder-mead.md): sum(x) - 225 with 225 = 7.5 d; the thesis
+  // prints "sum -225".
   out.constraints[1] = x.sum() - 7.5 * kDim;
 }
 

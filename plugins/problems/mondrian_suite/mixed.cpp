@@ -88,8 +88,9 @@ void MixedBranin::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   const int z2 = category(x, 3, 2, "mixed_branin");
   const double h = mixed_branin_h(x[0], x[1]);
   const double p = x[0] * x[1];
-  // Corrected (digest §7 ⚠): the constraint signs are flipped relative to the thesis, which
-  // prints x1 x2 - 0.4 etc.; only this sign makes (1, 0.4, A, A) the optimum with -0.814299.
+  // Corrected (docs/methods/mondrian-nelder-mead.md): the constraint signs are flipped relative to
+  // the thesis, which prints x1 x2 - 0.4 etc.; only this sign makes (1, 0.4, A, A) the optimum with
+  // -0.814299.
   if (z1 == 0 && z2 == 0) {
     out.objective = h;
     out.constraints[0] = 0.4 - p;
@@ -126,8 +127,9 @@ void Func3C::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   const double x1 = x[0];
   const double x2 = x[1];
   out.objective = func3c_a(x1, x2, z1) + func3c_a(x1, x2, z2) + func3c_b(x1, x2, z3);
-  // Corrected (digest §7 ⚠): the sum runs over all five coordinates, the categories' integer
-  // codes included; this reproduces both the feasible fraction (pi / 120) and f*.
+  // Corrected (docs/methods/mondrian-nelder-mead.md): the sum runs over all five coordinates, the
+  // categories' integer codes included; this reproduces both the feasible fraction (pi / 120) and
+  // f*.
   out.constraints[0] = x1 * x1 + x2 * x2 + z1 * z1 + z2 * z2 + z3 * z3 - 1.0;
 }
 

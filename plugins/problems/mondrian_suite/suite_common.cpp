@@ -56,7 +56,7 @@ std::string thesis_source(const char* where, const char* note) {
   std::string s = fmt::format(
       "C. V. Braun, Black-Box Constrained Bayesian Optimisation With Tree Ensembles, MSc thesis, "
       "Imperial College London (2022), {}; definitions as corrected in "
-      "shared/digests/mondrian-nelder-mead.md §7",
+      "docs/methods/mondrian-nelder-mead.md",
       where);
   if (note[0] != '\0') s += fmt::format(". {}", note);
   return s;

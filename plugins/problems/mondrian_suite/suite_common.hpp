@@ -32,7 +32,7 @@ Eigen::VectorXd vec(std::initializer_list<double> values);
 /// No parameters.
 const sdk::ParamSpecList& no_params();
 
-/// "Braun (2022), ... thesis, <where>; shared/digests/mondrian-nelder-mead.md §7", plus
+/// "Braun (2022), ... thesis, <where>; definitions as corrected in docs/methods/...", plus
 /// `note` when non-empty: the `info().source` of every thesis problem.
 std::string thesis_source(const char* where, const char* note = "");
 

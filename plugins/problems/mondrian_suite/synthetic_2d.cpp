@@ -127,10 +127,10 @@ void Townsend::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   const double x1 = x[0];
   const double x2 = x[1];
   const double c = std::cos((x1 - 0.1) * x2);
-  // Corrected (digest §7 ⚠): sin(3 x1 + x2) as in GPflowOpt; the thesis prints sin(3 x1 x2),
-  // with which its optimum is infeasible and f* != -3.2.
+  // Corrected (docs/methods/mondrian-nelder-mead.md): sin(3 x1 + x2) as in GPflowOpt; the thesis
+  // prints sin(3 x1 x2), with which its optimum is infeasible and f* != -3.2.
   out.objective = -c * c - x1 * std::sin(3.0 * x1 + x2);
-  // Corrected (digest §7 ⚠): the GPflowOpt constraint
+  // Corrected (docs/methods/mondrian-nelder-mead.md): the GPflowOpt constraint
   // -[-cos(1.5 x1 + pi) cos(1.5 x2) + sin(1.5 x1 + pi) sin(1.5 x2)] = -cos(1.5 (x1 + x2)); the
   // thesis prints -cos(1.5 pi x1) cos(1.5 pi x2) - sin(1.5 pi x1) sin(1.5 pi x2).
   out.constraints[0] = -(-std::cos(1.5 * x1 + kPi) * std::cos(1.5 * x2) +

@@ -60,8 +60,8 @@ void WeldedBeam::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
 
   const double s = x1 + x3;
   const double r = std::sqrt(0.25 * (x2 * x2 + s * s));
-  // Corrected (digest §7 ⚠): the literature's 6000 / (sqrt(2) x1 x2); the thesis prints
-  // 6000 / sqrt(2 x1 x2).
+  // Corrected (docs/methods/mondrian-nelder-mead.md): the literature's 6000 / (sqrt(2) x1 x2); the
+  // thesis prints 6000 / sqrt(2 x1 x2).
   const double tau1 = 6000.0 / (std::numbers::sqrt2 * x1 * x2);
   // 1.414 as printed. Formulations with 2 sqrt(2) here have a larger polar moment and the
   // better optimum 1.7249 at (0.2057, 3.4705, 9.0366, 0.2057), which is infeasible in this one.
@@ -72,8 +72,8 @@ void WeldedBeam::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   const double p_c = 64746.022 * (1.0 - 0.0282346 * x3) * x3 * x4 * x4 * x4;
   const double delta = 2.1952 / (x3 * x3 * x3 * x4);
 
-  // Corrected (digest §7 ⚠): tau_max is a parameter; the thesis prints 13000, the literature
-  // (and the thesis's best known point) needs 13600.
+  // Corrected (docs/methods/mondrian-nelder-mead.md): tau_max is a parameter; the thesis prints
+  // 13000, the literature (and the thesis's best known point) needs 13600.
   out.constraints[0] = tau - tau_max_;
   out.constraints[1] = sigma - 30000.0;
   out.constraints[2] = x1 - x4;

@@ -335,7 +335,7 @@ sdk::ProblemInfo BbobGridProblem::info() const {
   i.source = fmt::format(
       "NN+MILP (Papalexopoulos et al.), BBOB(10,10) {}: google/vizier bbob.py definition, seed 0 "
       "(no rotation), on the grid -5 + 10k/9 with v_4 := 0, divided by its MAD over 30 fixed "
-      "grid points ({}) (shared/digests/nn-milp.md §5.1); f* exact on the grid",
+      "grid points ({}) (NN+MILP Sec. 4.2, App. B.3); f* exact on the grid",
       function_name(function_), scale_);
   i.optimum = optimum_;
   i.optimizers = {optimizer_};

@@ -52,7 +52,7 @@ sdk::ProblemInfo IsingProblem::info() const {
   i.source = fmt::format(
       "NN+MILP (Papalexopoulos et al.), constrained Ising({}, 2) with {} fine-balance "
       "equalities over contiguous blocks of 5; pair tables N(0,1) from seed {} "
-      "(shared/digests/nn-milp.md §5.2); maximized, optimum unknown",
+      "(NN+MILP Sec. 4.3, App. B.4); maximized, optimum unknown",
       n_, n_ / 10, seed_);
   i.maximize = true;
   return i;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/problem.hpp>
 #include <arbo/sdk/problem.hpp>
 
 namespace arbo::plugins {

@@ -63,7 +63,7 @@ sdk::ProblemInfo RandomMlp::info() const {
   i.source = fmt::format(
       "NN+MILP (Papalexopoulos et al.), RandomMLP(25,5), fully connected variant: "
       "125 -> 128 -> 128 -> 1 ReLU network, Glorot-uniform weights, zero biases; own instance "
-      "from seed {} (shared/digests/nn-milp.md §5.1); maximized, optimum unknown",
+      "from seed {} (NN+MILP Sec. 4.2, App. B.2); maximized, optimum unknown",
       seed_);
   i.maximize = true;
   return i;

@@ -3,7 +3,7 @@
 /// @brief surrogate/tpe: the per-metric good/bad split and Parzen estimators of c-TPE.
 #pragma once
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/surrogate.hpp>
 #include <arbo/sdk/surrogate.hpp>
 
 #include "parzen.hpp"

@@ -11,7 +11,7 @@
 
 #include <Eigen/Core>
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/surrogate.hpp>
 #include <arbo/sdk/model.hpp>
 #include <arbo/sdk/space.hpp>
 

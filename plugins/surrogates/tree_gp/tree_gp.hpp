@@ -3,7 +3,7 @@
 /// @brief surrogate/tree_gp: LEAF-GP's tree-kernel GP (Thebelt et al., NeurIPS 2022).
 #pragma once
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/surrogate.hpp>
 #include <arbo/sdk/component.hpp>
 #include <arbo/sdk/surrogate.hpp>
 

@@ -2,8 +2,9 @@
 /// @file
 /// @brief Template acquisition: lower confidence bound, to be maximized.
 ///
-/// Copy this folder to start an acquisition plugin. The contract is in
-/// <arbo/sdk/acquisition.hpp>; the conformance kit checks it (acquisition_xyz_test.cpp).
+/// From the SDK's acquisition template (`tools/new-plugin acquisition NAME` copies and renames it).
+/// The contract is in <arbo/sdk/acquisition.hpp>; the conformance kit checks it
+/// (acquisition_xyz_test.cpp).
 #pragma once
 
 #include <arbo/sdk/acquisition.hpp>

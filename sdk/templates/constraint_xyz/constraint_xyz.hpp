@@ -2,13 +2,14 @@
 /// @file
 /// @brief Template known constraint: a ball over the real parameters.
 ///
-/// Copy this folder to start a constraint plugin. The contract is in
-/// <arbo/sdk/constraint.hpp>; the conformance kit checks it (constraint_xyz_test.cpp).
+/// From the SDK's constraint template (`tools/new-plugin constraint NAME` copies and renames it).
+/// The contract is in <arbo/sdk/constraint.hpp>; the conformance kit checks it
+/// (constraint_xyz_test.cpp).
 #pragma once
 
 #include <vector>
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/constraint.hpp>
 #include <arbo/sdk/constraint.hpp>
 
 namespace xyz {

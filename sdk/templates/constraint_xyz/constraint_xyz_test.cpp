@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/capabilities/constraint.hpp>
 #include <arbo/sdk/error.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 

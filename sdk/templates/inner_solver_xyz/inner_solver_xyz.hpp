@@ -2,8 +2,9 @@
 /// @file
 /// @brief Template inner solver: best of N random points, then coordinate-wise local search.
 ///
-/// Copy this folder to start an inner-solver plugin. The contract is in
-/// <arbo/sdk/inner_solver.hpp>; the conformance kit checks it (inner_solver_xyz_test.cpp).
+/// From the SDK's inner_solver template (`tools/new-plugin inner_solver NAME` copies and renames
+/// it). The contract is in <arbo/sdk/inner_solver.hpp>; the conformance kit checks it
+/// (inner_solver_xyz_test.cpp).
 #pragma once
 
 #include <arbo/sdk/inner_solver.hpp>

@@ -2,9 +2,9 @@
 /// @file
 /// @brief Template problem: the sphere function in `dim` reals.
 ///
-/// Copy this folder to start a problem plugin. The contract is in <arbo/sdk/problem.hpp>; the
-/// conformance kit checks it (problem_xyz_test.cpp), including the value at the declared
-/// optimum.
+/// From the SDK's problem template (`tools/new-plugin problem NAME` copies and renames it). The
+/// contract is in <arbo/sdk/problem.hpp>; the conformance kit checks it (problem_xyz_test.cpp),
+/// including the value at the declared optimum.
 #pragma once
 
 #include <arbo/sdk/problem.hpp>

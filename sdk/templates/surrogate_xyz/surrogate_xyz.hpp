@@ -2,8 +2,9 @@
 /// @file
 /// @brief Template surrogate: k-nearest-neighbour regression with a spread-plus-distance variance.
 ///
-/// Copy this folder to start a surrogate plugin. What a surrogate must do is written in
-/// <arbo/sdk/surrogate.hpp>; the conformance kit checks it (surrogate_xyz_test.cpp).
+/// From the SDK's surrogate template (`tools/new-plugin surrogate NAME` copies and renames it).
+/// What a surrogate must do is written in <arbo/sdk/surrogate.hpp>; the conformance kit checks it
+/// (surrogate_xyz_test.cpp).
 #pragma once
 
 #include <vector>

@@ -1,169 +1,35 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// @brief Optional capabilities a component may offer besides its kind's interface.
+/// @brief Every optional capability at once. Include the header of your component's kind
+/// instead; this umbrella stays so that code written against the single header compiles.
 ///
-/// The kernel and other plugins discover them with `dynamic_cast` on the component (their
-/// typeinfo is exported from libarbo_sdk.so). New capabilities are how the SDK grows without
-/// breaking existing plugins (P18): an interface's virtual set never changes within an ABI
-/// version, but a new capability class can be added at any minor version.
+/// A capability is an extra base class a component may derive from besides its kind's
+/// interface. The kernel and other plugins discover it with `dynamic_cast` on the component
+/// (its typeinfo is exported from libarbo_sdk.so, so the cast works across libraries). New
+/// capabilities are how the SDK grows without breaking plugins (P18): an interface's virtual
+/// set never changes within an ABI version, but a capability class can be added at any minor
+/// version. The capabilities are grouped by the kind that implements them:
+///
+/// | header                       | capability              | asked for by                     |
+/// |------------------------------|-------------------------|----------------------------------|
+/// | capabilities/surrogate.hpp   | FormulatesSurrogate     | formulating acquisitions; kernel |
+/// |                              | DecodesSolution         | model-based inner solvers        |
+/// |                              | DensityModel            | acquisition/ctpe                 |
+/// |                              | ReportsGoodFraction     | acquisition/ctpe                 |
+/// |                              | FitsPartialObservations | kernel (knowledge augmentation)  |
+/// |                              | PosteriorSampler        | no stock component yet           |
+/// | capabilities/acquisition.hpp | FormulatesAcquisition   | model-based inner solvers        |
+/// |                              | ProposesCandidates      | inner_solver/candidate_pool      |
+/// | capabilities/constraint.hpp  | FormulatesConstraint    | model-based solvers, projection  |
+/// |                              | ProjectsPoints          | no stock component yet           |
+/// | capabilities/problem.hpp     | HasKnownConstraints     | kernel (adds them to the study)  |
+///
+/// `DecodesSolution` is in the surrogate header because the region it decodes is the
+/// surrogate's (a tree's leaf cell); an acquisition that formulates through its surrogates
+/// implements it too, by forwarding, since the solver asks the acquisition.
 #pragma once
 
-#include <random>
-#include <string>
-#include <vector>
-
-#include <Eigen/Core>
-
-#include "arbo/sdk/dataset.hpp"
-#include "arbo/sdk/export.hpp"
-#include "arbo/sdk/model.hpp"
-
-namespace arbo::sdk {
-
-/// Variables of a model that stand for the encoded point x: `x_vars[i]` is the model variable
-/// of coordinate i (integer-typed for discrete coordinates, bounds of the space).
-struct PointVariables {
-  std::vector<int> x_vars;
-};
-
-/// Surrogate that can write its prediction into a model (trees, ReLU networks, tree-kernel GP).
-class ARBO_SDK_API FormulatesSurrogate {
- public:
-  virtual ~FormulatesSurrogate();
-  /// Output of `formulate`, in the metric's units (the same units `Surrogate::predict` uses):
-  /// - `mean`, `mean_constant`: the predictive mean as an affine expression of model variables;
-  /// - `variance_var`: a variable v with convex rows that make v >= sigma^2(x) hold at every
-  ///   feasible point (an epigraph, for acquisitions that *penalize* variance), or -1;
-  /// - `stddev_var`: a variable s >= 0 with convex rows that make s <= sigma(x) hold (a
-  ///   hypograph: s^2 + (x-dependent convex terms) <= const), so that maximizing +kappa*s
-  ///   drives s to sigma(x) exactly. UCB/LCB acquisitions use it; -1 when the surrogate has
-  ///   no such form.
-  struct Output {
-    std::vector<LinearTerm> mean;
-    double mean_constant = 0.0;
-    int variance_var = -1;
-    int stddev_var = -1;
-  };
-  /// Adds variables and rows to `model` linking `point` to the prediction.
-  virtual Output formulate(Model& model, const PointVariables& point) const = 0;
-};
-
-/// Acquisition that can write itself as the objective of a model, using its surrogates'
-/// formulations. Requires every bound surrogate to be `FormulatesSurrogate`.
-class ARBO_SDK_API FormulatesAcquisition {
- public:
-  virtual ~FormulatesAcquisition();
-  /// Adds blocks and sets the objective of `model` so that maximizing it maximizes the
-  /// acquisition over `point`. Throws `Error` naming the missing capability otherwise.
-  virtual void formulate(Model& model, const PointVariables& point) const = 0;
-};
-
-/// Known constraint that can write itself into a model as linear/quadratic rows.
-class ARBO_SDK_API FormulatesConstraint {
- public:
-  virtual ~FormulatesConstraint();
-  virtual void formulate(Model& model, const PointVariables& point) const = 0;
-};
-
-class Constraint;
-
-/// Formulating component (a surrogate, or an acquisition forwarding to its surrogates) whose
-/// model optimum stands for a region rather than a point, so that it picks the query itself:
-/// a tree-kernel GP returns the centre of the optimal leaf cell, projected onto the known
-/// constraints. Model-based inner solvers call it after a successful solve; components
-/// without it keep the solver's point.
-class ARBO_SDK_API DecodesSolution {
- public:
-  virtual ~DecodesSolution();
-  /// `model` and `point` are those of the component's latest `formulate` call, `solution`
-  /// the solver's values of every model variable and `x`, on entry, the point read from
-  /// `point.x_vars`. Returns true after overwriting `x` with the query (which must satisfy
-  /// `constraints` when the solver's point did); false leaves `x` unchanged.
-  virtual bool decode(const Model& model, const PointVariables& point,
-                      const std::vector<double>& solution,
-                      const std::vector<const Constraint*>& constraints,
-                      Eigen::VectorXd& x) const = 0;
-};
-
-/// Density model for TPE-style methods: log densities of the good (l) and bad (g) groups.
-class ARBO_SDK_API DensityModel {
- public:
-  virtual ~DensityModel();
-  virtual double log_l(const Eigen::VectorXd& x) const = 0;
-  virtual double log_g(const Eigen::VectorXd& x) const = 0;
-  /// Draws `n` encoded points from l into the rows of `out` (n x d).
-  virtual void sample_l(std::size_t n, std::mt19937_64& rng, Eigen::MatrixXd& out) const = 0;
-};
-
-/// Density model that splits its data into a good and a bad group: reports the realised good
-/// fraction gamma_hat = |D^(l)| / |D| of the last fit (c-TPE's relative density ratio needs it;
-/// with knowledge augmentation |D| counts the partial observations too). In (0, 1].
-class ARBO_SDK_API ReportsGoodFraction {
- public:
-  virtual ~ReportsGoodFraction();
-  virtual double good_fraction() const = 0;
-};
-
-/// Surrogate of a black-box constraint that can also learn from *partial* observations: extra
-/// points where only this metric was measured (c-TPE's knowledge augmentation of cheap
-/// constraints). The kernel calls `fit_partial` instead of `Surrogate::fit` for such a metric,
-/// and only on surrogates with this capability, so no other surrogate ever sees those rows.
-class ARBO_SDK_API FitsPartialObservations {
- public:
-  virtual ~FitsPartialObservations();
-  /// Like `Surrogate::fit(data, metric)`, plus rows `X_partial` (p x d, encoded, snapped) with
-  /// the metric's values `partial` (p, normalized like `Dataset::C`: <= 0 iff satisfied).
-  virtual void fit_partial(const Dataset& data, const Metric& metric,
-                           const Eigen::MatrixXd& X_partial, const Eigen::VectorXd& partial) = 0;
-};
-
-/// Surrogate that can draw joint posterior samples of the metric (BARK, ensembles).
-class ARBO_SDK_API PosteriorSampler {
- public:
-  virtual ~PosteriorSampler();
-  /// `out` (num_samples x m): joint samples of the metric at the rows of `X` (m x d).
-  virtual void sample(const Eigen::MatrixXd& X, std::size_t num_samples, std::mt19937_64& rng,
-                      Eigen::MatrixXd& out) const = 0;
-};
-
-/// Acquisition that proposes its own candidates (TPE samples from l); candidate-pool inner
-/// solvers score these instead of uniform samples.
-class ARBO_SDK_API ProposesCandidates {
- public:
-  virtual ~ProposesCandidates();
-  /// Writes `n` encoded candidates into the rows of `out` (n x d).
-  virtual void candidates(std::size_t n, std::mt19937_64& rng, Eigen::MatrixXd& out) const = 0;
-};
-
-/// Known constraint that can map a point to a nearby feasible one (Euclidean for reals,
-/// Hamming for categoricals), usually through `Context::model_solver()`.
-class ARBO_SDK_API ProjectsPoints {
- public:
-  virtual ~ProjectsPoints();
-  /// Returns true and overwrites `x` with a feasible point, or returns false.
-  virtual bool project(Eigen::VectorXd& x) const = 0;
-};
-
-/// One known constraint of a problem, as a polynomial inequality over parameter names in the
-/// syntax of the `constraint/polynomial` plugin: terms with + - * / (division by constants
-/// only), ^ with non-negative integer exponents, parentheses, numbers, parameter names, and one
-/// of <=, >=, == between two sides. Example: "x0^2 + x1*x2 - 3*x3 <= 25".
-struct KnownConstraintSpec {
-  std::string name;
-  std::string expression;
-};
-
-/// Problem whose source treats some of its constraints as *known*: closed-form, checked before
-/// evaluation, and formulated into the acquisition's model by solvers that can. The kernel adds
-/// them to the study's known constraints automatically.
-class ARBO_SDK_API HasKnownConstraints {
- public:
-  virtual ~HasKnownConstraints();
-  /// The constraints, in a fixed order.
-  virtual std::vector<KnownConstraintSpec> known_constraints() const = 0;
-  /// Writes g_k(x) for every known constraint at encoded point `x` into `out` (resized); the
-  /// point satisfies constraint k iff out[k] <= 0 (for "==" constraints: |g_k| <= tolerance).
-  virtual void known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const = 0;
-};
-
-}  // namespace arbo::sdk
+#include "arbo/sdk/capabilities/acquisition.hpp"
+#include "arbo/sdk/capabilities/constraint.hpp"
+#include "arbo/sdk/capabilities/problem.hpp"
+#include "arbo/sdk/capabilities/surrogate.hpp"

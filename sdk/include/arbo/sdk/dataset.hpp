@@ -14,11 +14,15 @@
 
 namespace arbo::sdk {
 
-/// Which column of the dataset a surrogate models.
+/// Which column of the dataset a surrogate models: the kernel passes it to `Surrogate::fit`,
+/// and `Dataset::target(metric)` returns that column. A default-constructed Metric is the
+/// objective.
 struct Metric {
+  /// `index` value of the objective.
   static constexpr int kObjective = -1;
   int index = kObjective;  ///< kObjective, or a column of `Dataset::C`
-  std::string name;        ///< "objective" or the constraint's name
+  std::string name;        ///< "objective" or the constraint's name, for messages
+  /// True for the objective y, false for a black-box constraint column.
   bool is_objective() const noexcept { return index == kObjective; }
 };
 
@@ -31,10 +35,14 @@ struct Metric {
 ///   threshold and sense: c = value - threshold for "<=", threshold - value for ">=");
 /// - failed evaluations (crash, timeout, NaN) are not in X/y/C but in `X_failed`;
 /// - points proposed but not yet evaluated are in `X_pending` (for constant liars and
-///   exclusion cuts when several evaluations run at once).
+///   exclusion cuts when several evaluations run at once; today the kernel evaluates one
+///   point at a time, so it is always empty, 0 x d).
+/// Rows are in the order the observations completed; the same point may appear more than
+/// once (nothing stops an inner solver from proposing an observed point again).
 ///
 /// The kernel keeps one Dataset per study and appends to it, so references stay valid only
-/// during the call that received them.
+/// during the call that received them: copy what must outlive the call. Not thread-safe for
+/// writes; const members may run concurrently.
 struct ARBO_SDK_API Dataset {
   Eigen::MatrixXd X;                          ///< n x d completed evaluations
   Eigen::VectorXd y;                          ///< n objective values, minimization sense
@@ -51,18 +59,25 @@ struct ARBO_SDK_API Dataset {
   std::size_t dim() const noexcept { return static_cast<std::size_t>(X.cols()); }
   /// Number of black-box constraints m.
   std::size_t num_constraints() const noexcept { return constraint_names.size(); }
-  /// Values of a metric: `y` for the objective, a column of `C` otherwise.
+  /// Values of a metric: `y` for the objective, a column of `C` otherwise (a copy, O(n)).
+  /// @throws InvalidArgument for a constraint index outside [0, m).
   Eigen::VectorXd target(const Metric& metric) const;
   /// Row of the best feasible observation (smallest y among feasible rows), if any. O(n).
   std::optional<std::size_t> best_feasible() const;
   /// y at `best_feasible()`, if any: the incumbent of constrained acquisitions.
   std::optional<double> incumbent() const;
-  /// Appends one completed observation (used by the kernel and tests). `c` has length m.
-  /// Amortized O(n d) because Eigen matrices grow by copy; n is at most a few thousand.
+  /// Appends one completed observation (used by the kernel and tests): `x` (length d),
+  /// `y_min` (already in minimization sense) and `c` (length m, normalized: <= 0 iff
+  /// satisfied); sets its `feasible` flag. O(n d) per call because Eigen matrices grow by
+  /// copy; n is at most a few thousand.
+  /// @throws InvalidArgument when `x` or `c` has the wrong length.
   void append(const Eigen::VectorXd& x, double y_min, const Eigen::VectorXd& c);
-  /// Appends one failed evaluation.
+  /// Appends one failed evaluation to `X_failed`. O(k d).
+  /// @throws InvalidArgument when `x` has not length d.
   void append_failed(const Eigen::VectorXd& x);
-  /// Sets the matrices to n = 0 with dimension d and m constraints.
+  /// Empties the dataset for dimension d and the given constraint names (m = their number):
+  /// every matrix gets 0 rows and the right number of columns. Call it before the first
+  /// `append`; `maximize` is left as it was.
   void reset(std::size_t d, std::vector<std::string> constraint_names);
 };
 

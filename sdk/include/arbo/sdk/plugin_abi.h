@@ -17,6 +17,13 @@
  * Every failure is reported with the library path and both values side by side.
  *
  * ABI: append-only. Never reorder or remove fields; bump ARBO_PLUGIN_ABI_VERSION on change.
+ * `struct_size` and `struct_align` come first in every version, so a host can always read
+ * them and refuse a header of another shape before touching the rest.
+ *
+ * Plugins never fill this struct by hand: `ARBO_PLUGIN_BEGIN`/`ARBO_PLUGIN_END` (plugin.hpp)
+ * build it as constant data with the values the plugin was compiled with. The header is
+ * plain C so that any host (a C tool listing plugins, a newer kernel) can read phase 1
+ * without sharing a C++ ABI with the plugin.
  */
 #ifndef ARBO_SDK_PLUGIN_ABI_H_
 #define ARBO_SDK_PLUGIN_ABI_H_
@@ -41,10 +48,12 @@ typedef struct arbo_plugin_header_v1 {
   const void* cpp_table;         /**< const arbo::sdk::PluginTable*, read after all checks  */
 } arbo_plugin_header_v1;
 
-/** Signature of the exported entry. Must not throw (it is called through C). */
+/** Signature of the exported entry. Must not throw (it is called through C), allocate, or
+ *  depend on anything initialised at load time: it returns the address of constant data. */
 typedef const arbo_plugin_header_v1* (*arbo_plugin_entry_fn)(void);
 
-/** Name of the Boost.DLL alias and of the section it lives in (8 bytes at most). */
+/** Name of the Boost.DLL alias and of the section it lives in (8 bytes at most). The "_v1"
+ *  in the alias name versions the entry itself: a new entry signature gets a new name. */
 #define ARBO_PLUGIN_ENTRY_NAME "arbo_plugin_entry_v1"
 #define ARBO_PLUGIN_SECTION_NAME "arboplug"
 

@@ -10,24 +10,13 @@
 
 #include <Eigen/Core>
 
-#include "arbo/sdk/capabilities.hpp"
+#include "arbo/sdk/capabilities/constraint.hpp"
 #include "arbo/sdk/constraint.hpp"
 #include "arbo/sdk/export.hpp"
 #include "arbo/sdk/model.hpp"
 #include "arbo/sdk/space.hpp"
 
 namespace arbo::sdk {
-
-/// Adds one model variable per coordinate of `space` (continuous for Real, integer for Integer
-/// and Categorical, binary for Binary; bounds = the encoded bounds) and returns them.
-/// Log-scaled coordinates are continuous in ln units.
-ARBO_SDK_API PointVariables add_point_variables(Model& model, const Space& space);
-
-/// A start for `SolveOptions::starts`: the encoded point `x` on `point.x_vars`, NaN on every
-/// other variable of `model` (left to the solver).
-/// @throws InvalidArgument when `x` has not one coordinate per point variable. O(variables).
-ARBO_SDK_API std::vector<double> point_start(const Model& model, const PointVariables& point,
-                                             const Eigen::VectorXd& x);
 
 /// True when every constraint can formulate itself (`FormulatesConstraint`).
 ARBO_SDK_API bool can_formulate(const std::vector<const Constraint*>& constraints);

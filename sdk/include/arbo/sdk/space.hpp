@@ -89,16 +89,20 @@ class ARBO_SDK_API Space {
 
   /// Number of parameters, which is also the length of an encoded vector.
   std::size_t size() const noexcept { return params_.size(); }
+  /// True for the space of dimension 0 (what a Problem receives in `CreateArgs`).
   bool empty() const noexcept { return params_.empty(); }
+  /// Parameter `i`, in declaration order. Precondition: i < size() (not checked).
   const Parameter& operator[](std::size_t i) const { return params_[i]; }
+  /// All parameters, in declaration order (the order of the encoded coordinates).
   const std::vector<Parameter>& parameters() const noexcept { return params_; }
   /// Index of the parameter called `name`, if any. O(d).
   std::optional<std::size_t> index_of(std::string_view name) const;
   /// True when any parameter carries a condition.
   bool has_conditions() const noexcept { return has_conditions_; }
 
-  /// Encoded lower and upper bounds (see the table above). Length `size()`.
+  /// Encoded lower bounds (see the table above). Length `size()`.
   const Eigen::VectorXd& lower() const noexcept { return lower_; }
+  /// Encoded upper bounds (see the table above). Length `size()`; upper >= lower everywhere.
   const Eigen::VectorXd& upper() const noexcept { return upper_; }
   /// True for Integer, Categorical and Binary coordinates.
   bool is_discrete(std::size_t i) const { return params_[i].type != ParamType::Real; }
@@ -116,7 +120,8 @@ class ARBO_SDK_API Space {
   /// to their default. NaN coordinates become the default. O(d).
   /// @throws InvalidArgument if `x.size() != size()`.
   void snap(Eigen::Ref<Eigen::VectorXd> x) const;
-  /// True when `x` equals its snapped form within `tol` on every coordinate.
+  /// True when `x` equals its snapped form within `tol` on every coordinate (so inactive
+  /// coordinates must hold their default). False for a wrong length. O(d).
   bool contains(const Eigen::VectorXd& x, double tol = 1e-9) const;
   /// True when parameter `i` is active at `x` (conditions evaluated on the snapped values).
   bool is_active(const Eigen::VectorXd& x, std::size_t i) const;

@@ -3,6 +3,13 @@
 /// @brief Reading and writing `Model`s as CPLEX LP files, so that any model built by plugins
 /// can be dumped, inspected, solved standalone (`arbo solve FILE`) or by other solvers.
 ///
+/// Not part of libarbo_sdk.so: this header and its code form the static library
+/// `arbo_model_io` (sdk/model_io), which the CLI, the `glpk_bnb` plugin (its `dump_model`
+/// option) and the tests link privately. It is not installed with the SDK package.
+/// Both functions are pure (no shared state), so they may run on any thread; both are
+/// O(size of the model or the text), except the convexity test of `read_lp`, which is cubic
+/// in the number of variables of each quadratic row.
+///
 /// Supported subset of the CPLEX LP format:
 /// - `Minimize`/`Maximize` (also `minimise`, `minimum`, `min`, ...) with an optional label, a
 ///   linear part and an optional quadratic part `+ [ x ^ 2 + 2 x * y ] / 2` (the bracket is
@@ -50,7 +57,6 @@
 #include <string>
 #include <string_view>
 
-#include "arbo/sdk/export.hpp"
 #include "arbo/sdk/model.hpp"
 
 namespace arbo::sdk {
@@ -61,12 +67,12 @@ namespace arbo::sdk {
 /// are cut to 255 characters; duplicates get `_2`, `_3`, ...; empty names become `x<k>` for
 /// variables and `c<k>`/`q<k>` for linear/quadratic rows (k from 1). Valid unique names are
 /// kept. @throws InvalidArgument for a NaN bound or right-hand side.
-ARBO_SDK_API std::string write_lp(const Model& model);
+std::string write_lp(const Model& model);
 
 /// Parses a CPLEX LP document. `source_name` is used in error messages.
 /// @throws InvalidArgument "source:line: expected ..., found '...'" for a syntax error, and
 ///         with the line of the offending statement for bounds that cross or exclude 0 and 1
 ///         from a binary.
-ARBO_SDK_API Model read_lp(std::string_view text, std::string_view source_name = "<lp>");
+Model read_lp(std::string_view text, std::string_view source_name = "<lp>");
 
 }  // namespace arbo::sdk

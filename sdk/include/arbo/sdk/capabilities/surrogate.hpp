@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief Optional capabilities of a surrogate: formulating itself into a model, decoding the
+/// model's solution, density models, partial observations, posterior samples.
+#pragma once
+
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "arbo/sdk/dataset.hpp"
+#include "arbo/sdk/export.hpp"
+#include "arbo/sdk/model.hpp"
+
+namespace arbo::sdk {
+
+class Constraint;
+
+/// Surrogate that can write its prediction into a model (trees, ReLU networks, tree-kernel GP).
+///
+/// Needed when the pipeline's inner solver is model-based (`glpk_bnb`): the kernel refuses
+/// such a pipeline at start-up, naming this capability, when the surrogate lacks it. A
+/// formulating acquisition calls `formulate` once per iteration, after `Surrogate::fit` and
+/// `Acquisition::bind`, on the model the solver is building; the mean and standard deviation
+/// the formulation expresses must agree with `Surrogate::predict` at every point (the
+/// acquisition's `value` and its formulation then agree, which tests check). The template
+/// sdk/templates/formulated_surrogate_xyz shows a complete, small example.
+class ARBO_SDK_API FormulatesSurrogate {
+ public:
+  virtual ~FormulatesSurrogate();
+  /// Output of `formulate`, in the metric's units (the same units `Surrogate::predict` uses):
+  /// - `mean`, `mean_constant`: the predictive mean as an affine expression of model variables;
+  /// - `variance_var`: a variable v with convex rows that make v >= sigma^2(x) hold at every
+  ///   feasible point (an epigraph, for acquisitions that *penalize* variance), or -1;
+  /// - `stddev_var`: a variable s >= 0 with convex rows that make s <= sigma(x) hold (a
+  ///   hypograph: s^2 + (x-dependent convex terms) <= const), so that maximizing +kappa*s
+  ///   drives s to sigma(x) exactly. UCB/LCB acquisitions use it; -1 when the surrogate has
+  ///   no such form.
+  struct Output {
+    std::vector<LinearTerm> mean;  ///< terms over variables of `model`
+    double mean_constant = 0.0;    ///< constant part of the mean
+    int variance_var = -1;         ///< index of v (v >= sigma^2(x)), or -1
+    int stddev_var = -1;           ///< index of s (0 <= s <= sigma(x)), or -1
+  };
+  /// Adds variables and rows to `model` linking `point` to the prediction, and returns where
+  /// the prediction is. Precondition: `fit` was called; `point.x_vars` has one variable per
+  /// coordinate of the space (`add_point_variables`). Adds no objective. Every variable it
+  /// adds should have finite bounds (solvers need them for products and big-M rows). Throws
+  /// `Error` for a fitted state it cannot express, `InvalidArgument` for a wrong `point`.
+  /// Model size: the method's (a tree ensemble: one binary per distinct split, one variable per
+  /// leaf).
+  virtual Output formulate(Model& model, const PointVariables& point) const = 0;
+};
+
+/// Formulating component (a surrogate, or an acquisition forwarding to its surrogates) whose
+/// model optimum stands for a region rather than a point, so that it picks the query itself:
+/// a tree-kernel GP returns the centre of the optimal leaf cell, projected onto the known
+/// constraints. Model-based inner solvers call it after a successful solve; components
+/// without it keep the solver's point. The solver asks the *acquisition*, so an acquisition
+/// that formulates through its surrogates implements it by forwarding to the objective's
+/// surrogate (the stock acquisitions do).
+class ARBO_SDK_API DecodesSolution {
+ public:
+  virtual ~DecodesSolution();
+  /// `model` and `point` are those of the component's latest `formulate` call, `solution`
+  /// the solver's values of every model variable and `x`, on entry, the point read from
+  /// `point.x_vars`. Returns true after overwriting `x` with the query (which must satisfy
+  /// `constraints` when the solver's point did); false leaves `x` unchanged.
+  virtual bool decode(const Model& model, const PointVariables& point,
+                      const std::vector<double>& solution,
+                      const std::vector<const Constraint*>& constraints,
+                      Eigen::VectorXd& x) const = 0;
+};
+
+/// Density model for TPE-style methods: log densities of the good (l) and bad (g) groups.
+/// After `fit`, the surrogate splits its observations into a good and a bad group and fits a
+/// density to each; density-ratio acquisitions (`acquisition/ctpe`) score x by l(x)/g(x) and
+/// sample candidates from l. Densities are over the encoded space, normalized so that they
+/// integrate (sum, for discrete coordinates) to 1.
+class ARBO_SDK_API DensityModel {
+ public:
+  virtual ~DensityModel();
+  /// log l(x) at encoded point `x`, finite. Precondition: `fit` was called.
+  virtual double log_l(const Eigen::VectorXd& x) const = 0;
+  /// log g(x) at encoded point `x`, finite. Precondition: `fit` was called.
+  virtual double log_g(const Eigen::VectorXd& x) const = 0;
+  /// Draws `n` encoded points from l into the rows of `out` (resized to n x d), using only
+  /// `rng` (the caller's stream, so the draws are reproducible).
+  virtual void sample_l(std::size_t n, std::mt19937_64& rng, Eigen::MatrixXd& out) const = 0;
+};
+
+/// Density model that splits its data into a good and a bad group: reports the realised good
+/// fraction gamma_hat = |D^(l)| / |D| of the last fit (c-TPE's relative density ratio needs it;
+/// with knowledge augmentation |D| counts the partial observations too). In (0, 1].
+class ARBO_SDK_API ReportsGoodFraction {
+ public:
+  virtual ~ReportsGoodFraction();
+  /// gamma_hat of the last `fit` (or `fit_partial`). Precondition: one of them was called.
+  virtual double good_fraction() const = 0;
+};
+
+/// Surrogate of a black-box constraint that can also learn from *partial* observations: extra
+/// points where only this metric was measured (c-TPE's knowledge augmentation of cheap
+/// constraints). The kernel calls `fit_partial` instead of `Surrogate::fit` for such a metric,
+/// and only on surrogates with this capability, so no other surrogate ever sees those rows.
+class ARBO_SDK_API FitsPartialObservations {
+ public:
+  virtual ~FitsPartialObservations();
+  /// Like `Surrogate::fit(data, metric)`, plus rows `X_partial` (p x d, encoded, snapped) with
+  /// the metric's values `partial` (p, normalized like `Dataset::C`: <= 0 iff satisfied).
+  virtual void fit_partial(const Dataset& data, const Metric& metric,
+                           const Eigen::MatrixXd& X_partial, const Eigen::VectorXd& partial) = 0;
+};
+
+/// Surrogate that can draw joint posterior samples of the metric (BARK, ensembles), for
+/// sampling acquisitions (Thompson sampling, Monte-Carlo expected improvement). No stock
+/// component implements or asks for it yet; it is part of the SDK so that a third-party pair
+/// can agree on it without an ABI change.
+class ARBO_SDK_API PosteriorSampler {
+ public:
+  virtual ~PosteriorSampler();
+  /// `out` (resized to num_samples x m): joint samples of the metric at the rows of `X`
+  /// (m x d), in the metric's units, drawn from `rng` only. Precondition: `fit` was called.
+  virtual void sample(const Eigen::MatrixXd& X, std::size_t num_samples, std::mt19937_64& rng,
+                      Eigen::MatrixXd& out) const = 0;
+};
+
+}  // namespace arbo::sdk
