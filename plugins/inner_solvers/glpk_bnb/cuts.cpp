@@ -45,6 +45,21 @@ constexpr std::size_t kKeptCoefficients = 2'000'000;
 constexpr int kCutMaxAge = 5;
 constexpr int kMinCutPurge = 50;
 
+// Appends the four envelope rows of `p` for the box `lo`, `up` (indexed by column).
+void append_envelope(const Product& p, const std::vector<double>& lo, const std::vector<double>& up,
+                     std::vector<SparseRow>& rows, std::vector<double>& rlo,
+                     std::vector<double>& rup) {
+  SparseRow r[4];
+  double l[4], u[4];
+  const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
+  envelope(p, lo[i], up[i], lo[j], up[j], r, l, u);
+  for (int k = 0; k < 4; ++k) {
+    rows.push_back(r[k]);
+    rlo.push_back(l[k]);
+    rup.push_back(u[k]);
+  }
+}
+
 }  // namespace
 
 void Search::build_lp() {
@@ -53,17 +68,7 @@ void Search::build_lp() {
   mcc_first_ = lp_.num_rows();
   std::vector<SparseRow> env;
   std::vector<double> elo, eup;
-  SparseRow r[4];
-  double l[4], u[4];
-  for (const Product& p : P_.products) {
-    const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
-    envelope(p, root_lo_[i], root_up_[i], root_lo_[j], root_up_[j], r, l, u);
-    for (int k = 0; k < 4; ++k) {
-      env.push_back(r[k]);
-      elo.push_back(l[k]);
-      eup.push_back(u[k]);
-    }
-  }
+  for (const Product& p : P_.products) append_envelope(p, root_lo_, root_up_, env, elo, eup);
   lp_.add_rows(env, elo, eup);
   cut_first_ = lp_.num_rows();
   if (!P_.rows.empty()) lp_.scale();
@@ -120,20 +125,22 @@ void Search::load_bounds(const std::vector<double>& lo, const std::vector<double
   std::vector<int> which;
   std::vector<SparseRow> rows;
   std::vector<double> rlo, rup;
-  SparseRow r[4];
-  double l[4], u[4];
   for (int p : touched) {
-    const Product& pr = P_.products[static_cast<std::size_t>(p)];
-    const auto i = static_cast<std::size_t>(pr.i), j = static_cast<std::size_t>(pr.j);
-    envelope(pr, lo[i], up[i], lo[j], up[j], r, l, u);
-    for (int k = 0; k < 4; ++k) {
-      which.push_back(mcc_first_ + 4 * p + k);
-      rows.push_back(r[k]);
-      rlo.push_back(l[k]);
-      rup.push_back(u[k]);
-    }
+    for (int k = 0; k < 4; ++k) which.push_back(mcc_first_ + 4 * p + k);
+    append_envelope(P_.products[static_cast<std::size_t>(p)], lo, up, rows, rlo, rup);
   }
   lp_.set_rows(which, rows, rlo, rup);
+}
+
+void Search::bound_products(std::vector<double>& lo, std::vector<double>& up) const {
+  for (const Product& p : P_.products) {
+    const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
+    double plo = 0, pup = 0;
+    product_bounds(lo[i], up[i], lo[j], up[j], p.i == p.j, plo, pup);
+    const auto w = static_cast<std::size_t>(p.w);
+    lo[w] = std::max(lo[w], plo);
+    up[w] = std::min(up[w], pup);
+  }
 }
 
 int Search::add_cuts(const std::vector<double>& x, double obj_estimate) {

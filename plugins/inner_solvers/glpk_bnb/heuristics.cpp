@@ -106,14 +106,9 @@ void Search::fix_and_resolve(const std::vector<double>& lo, const std::vector<do
     any = true;
   }
   if (!any) return;
+  bound_products(flo, fup);
   for (const Product& p : P_.products) {
-    const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
-    double plo = 0, pup = 0;
-    product_bounds(flo[i], fup[i], flo[j], fup[j], p.i == p.j, plo, pup);
-    const auto w = static_cast<std::size_t>(p.w);
-    flo[w] = std::max(lo[w], plo);
-    fup[w] = std::min(up[w], pup);
-    if (flo[w] > fup[w]) return;
+    if (flo[static_cast<std::size_t>(p.w)] > fup[static_cast<std::size_t>(p.w)]) return;
   }
   load_bounds(flo, fup);
   double obj = 0;

@@ -51,14 +51,7 @@ bool Search::node_bounds(const Node& node, std::vector<double>& lo, std::vector<
       return false;
     }
   }
-  for (const Product& p : P_.products) {
-    const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
-    double plo = 0, pup = 0;
-    product_bounds(lo[i], up[i], lo[j], up[j], p.i == p.j, plo, pup);
-    const auto w = static_cast<std::size_t>(p.w);
-    lo[w] = std::max(lo[w], plo);
-    up[w] = std::min(up[w], pup);
-  }
+  bound_products(lo, up);
   for (std::size_t v = 0; v < lo.size(); ++v) {
     if (lo[v] > up[v]) {
       if (lo[v] - up[v] > 1e-9 * (1.0 + std::abs(lo[v]))) return false;

@@ -196,6 +196,8 @@ class Search {
   // cuts.cpp: the relaxation, its cuts and the cut pool.
   void build_lp();
   void load_bounds(const std::vector<double>& lo, const std::vector<double>& up);
+  // Narrows each product column's bounds to what its factors' bounds imply (may cross them).
+  void bound_products(std::vector<double>& lo, std::vector<double>& up) const;
   LpStatus solve_relaxation(bool root, double& obj);
   int add_cuts(const std::vector<double>& x, double obj_estimate);
   bool has_fractional(const std::vector<double>& x) const {
