@@ -7,7 +7,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
