@@ -247,7 +247,7 @@ throw_on_call = 3
 )");
   const CliResult r = arbo("run p.toml --study s");
   EXPECT_EQ(r.code, 4) << r.out << r.err;
-  EXPECT_NE(r.err.find("[inner_solver/throwing] maximize() failed: simulated solver failure"),
+  EXPECT_NE(r.err.find("inner_solver/throwing: maximize(): simulated solver failure"),
             std::string::npos)
       << r.err;
   const json obs = export_json("s");
@@ -272,8 +272,7 @@ plugin = "random"
   for (const auto& o : obs) {
     const int id = o["id"];
     if (id % 3 == 0) {
-      EXPECT_NE(o.value("reason", "")
-                    .find("[problem/faulty] evaluate() failed: simulated objective crash"),
+      EXPECT_NE(o.value("reason", "").find("problem/faulty: evaluate(): simulated objective crash"),
                 std::string::npos)
           << o.dump();
     } else if (id % 4 == 0) {

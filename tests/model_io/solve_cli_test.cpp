@@ -147,9 +147,10 @@ TEST_F(SolveCli, UnreadableAndInvalidFilesExitWith3) {
   write("continuous.lp", "Minimize\n obj: x\nSubject To\n c1: x >= 1\nEnd\n");
   const CliResult rejected = arbo("solve continuous.lp --solver enumerate");
   EXPECT_EQ(rejected.code, 3);
-  expect_contains(rejected.err,
-                  "[inner_solver/enumerate] rejected continuous.lp: enumerate: variable 'x' is "
-                  "continuous");
+  expect_contains(
+      rejected.err,
+      "inner_solver/enumerate: solve(): rejected continuous.lp: enumerate: variable 'x' is "
+      "continuous");
 }
 
 TEST_F(SolveCli, SolverErrorsExitWith4) {
@@ -161,7 +162,7 @@ TEST_F(SolveCli, SolverErrorsExitWith4) {
   const CliResult r = arbo("solve big.lp --solver enumerate");
   EXPECT_EQ(r.code, 4);
   expect_contains(r.err,
-                  "[inner_solver/enumerate] solve() failed: enumerate: 1073741824 points "
+                  "inner_solver/enumerate: solve(): enumerate: 1073741824 points "
                   "exceed max_points = 1000000");
 }
 

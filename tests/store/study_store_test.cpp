@@ -441,6 +441,77 @@ TEST(StudyStore, RejectsNanObjectiveAndInvalidParams) {
   EXPECT_EQ(store.observations().size(), 1u);
 }
 
+TEST(StudyStore, ProposalStatsAreWrittenWithTheirObservation) {
+  TempDir tmp;
+  StudyStore store = StudyStore::create(tmp.study());
+  EXPECT_TRUE(store.proposal_stats().empty());
+  Observation design = pending_obs(1.0);
+  design.origin = "design";
+  EXPECT_EQ(store.add_pending(design), 1);
+  Observation model = pending_obs(2.0);
+  model.stats_json = R"({"fit_seconds":0.5,"solve_seconds":1.0})";
+  EXPECT_EQ(store.add_pending(model), 2);
+  const auto stats = store.proposal_stats();
+  ASSERT_EQ(stats.size(), 1u) << "a design point has no statistics";
+  EXPECT_EQ(stats.at(2), model.stats_json);
+  EXPECT_EQ(StudyStore::open(tmp.study()).proposal_stats(), stats);
+}
+
+TEST(StudyStore, AFailedStatisticsWriteLeavesNoObservation) {
+  TempDir tmp;
+  StudyStore store = StudyStore::create(tmp.study());
+  // Make the statistics insert fail inside the transaction.
+  raw_exec(tmp.study() / "study.db",
+           "CREATE TRIGGER no_stats BEFORE INSERT ON proposal_stats "
+           "BEGIN SELECT RAISE(ABORT, 'no statistics today'); END;");
+  Observation model = pending_obs(2.0);
+  model.stats_json = R"({"fit_seconds":0.5})";
+  const std::string msg = study_error([&] { store.add_pending(model); });
+  EXPECT_NE(msg.find("no statistics today"), std::string::npos) << msg;
+  EXPECT_TRUE(store.observations().empty()) << "the observation was rolled back with it";
+  EXPECT_TRUE(store.proposal_stats().empty());
+  Observation design = pending_obs(1.0);
+  EXPECT_EQ(store.add_pending(design), 1) << "the store stays usable";
+}
+
+// Studies written before the statistics table was part of the schema: without it (no
+// model-based proposal yet), or with it as that build created it on first use.
+TEST(StudyStore, OldStudiesWithoutTheStatisticsTableOpenAndGainIt) {
+  TempDir tmp;
+  {
+    StudyStore store = StudyStore::create(tmp.study());
+    store.add_pending(pending_obs(1.0));
+  }
+  raw_exec(tmp.study() / "study.db", "DROP TABLE proposal_stats;");
+  StudyStore store = StudyStore::open(tmp.study());
+  EXPECT_TRUE(store.proposal_stats().empty());
+  ASSERT_EQ(store.observations().size(), 1u);
+  Observation model = pending_obs(2.0);
+  model.stats_json = R"({"fit_seconds":0.5})";
+  EXPECT_EQ(store.add_pending(model), 2);
+  EXPECT_EQ(store.proposal_stats().at(2), model.stats_json);
+}
+
+TEST(StudyStore, OldStudiesWithTheStatisticsTableKeepTheirStatistics) {
+  TempDir tmp;
+  {
+    StudyStore store = StudyStore::create(tmp.study());
+    store.add_pending(pending_obs(1.0));
+  }
+  raw_exec(tmp.study() / "study.db",
+           "DROP TABLE proposal_stats;"
+           "CREATE TABLE IF NOT EXISTS proposal_stats (id INTEGER PRIMARY KEY, stats TEXT NOT "
+           "NULL);"
+           "INSERT INTO proposal_stats VALUES (1, '{\"fit_seconds\":0.25}');");
+  StudyStore store = StudyStore::open(tmp.study());
+  ASSERT_EQ(store.proposal_stats().size(), 1u);
+  EXPECT_EQ(store.proposal_stats().at(1), R"({"fit_seconds":0.25})");
+  Observation model = pending_obs(2.0);
+  model.stats_json = R"({"fit_seconds":0.5})";
+  EXPECT_EQ(store.add_pending(model), 2);
+  EXPECT_EQ(store.proposal_stats().size(), 2u);
+}
+
 TEST(StudyLock, SecondLockOnSameDirectoryFails) {
   TempDir tmp;
   fs::create_directories(tmp.study());

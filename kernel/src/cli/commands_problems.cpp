@@ -7,7 +7,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
@@ -15,9 +14,10 @@
 
 #include "arbo/kernel/context.hpp"
 #include "arbo/kernel/errors.hpp"
+#include "arbo/kernel/evaluator.hpp"
 #include "arbo/kernel/guarded_call.hpp"
 #include "arbo/kernel/plugin_registry.hpp"
-#include "arbo/sdk/capabilities/problem.hpp"
+#include "arbo/kernel/problem_loader.hpp"
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/problem.hpp"
 #include "cli/cli.hpp"
@@ -31,53 +31,25 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// The kernel accepts a proposal whose known-constraint violation is at most this (study.cpp),
-// so `problem eval` calls such a point feasible too.
-constexpr double kKnownTolerance = 1e-6;
-// Salt of the problem's random stream in the kernel's problem evaluator (evaluator_problem.cpp):
-// reusing it makes `problem eval --seed S --noise SD` reproduce a study's noisy values.
-constexpr std::uint64_t kProblemSalt = 0x70726f62u;
-
-// One created problem with everything `problems` reports. The context is declared first so
-// that it outlives the component.
-struct LoadedProblem {
+// One created problem with everything `problems` reports, loaded exactly as a study loads it.
+// The context and the parameters are declared first so that they outlive the component.
+struct ProblemPlugin {
   std::unique_ptr<kernel::KernelContext> context;
-  std::shared_ptr<sdk::Problem> problem;
+  sdk::ParamSet params;
   const kernel::ComponentEntry* entry = nullptr;
-  sdk::Space space;
-  std::vector<std::string> constraint_names;
-  std::vector<sdk::KnownConstraintSpec> known;
-  const sdk::HasKnownConstraints* known_iface = nullptr;
-  std::vector<bool> known_equality;
-  sdk::ProblemInfo info;
+  kernel::LoadedProblem loaded;
 };
 
-std::unique_ptr<LoadedProblem> load_problem(const kernel::PluginRegistry& registry,
+std::unique_ptr<ProblemPlugin> load_problem(const kernel::PluginRegistry& registry,
                                             const kernel::ComponentEntry& e,
                                             std::shared_ptr<spdlog::logger> logger) {
-  auto lp = std::make_unique<LoadedProblem>();
-  lp->entry = &e;
-  lp->context = std::make_unique<kernel::KernelContext>(e.id, std::move(logger), nullptr);
-  const sdk::ParamSet params = kernel::guarded_call(
+  auto pp = std::make_unique<ProblemPlugin>();
+  pp->entry = &e;
+  pp->context = std::make_unique<kernel::KernelContext>(e.id, std::move(logger), nullptr);
+  pp->params = kernel::guarded_call(
       e.id, "params", [&] { return sdk::validate_params(e.info.params(), {}, e.id); });
-  const sdk::Space empty;
-  const sdk::CreateArgs args{*lp->context, params, empty};
-  lp->problem = registry.create_as<sdk::Problem>(e, args);
-  if (!lp->problem)
-    throw kernel::PluginError(fmt::format("[{}] create() returned the wrong kind", e.id));
-  lp->space = kernel::guarded_call(e.id, "space", [&] { return lp->problem->space(); });
-  lp->constraint_names = kernel::guarded_call(e.id, "constraint_names",
-                                              [&] { return lp->problem->constraint_names(); });
-  lp->info = kernel::guarded_call(e.id, "info", [&] { return lp->problem->info(); });
-  lp->known_iface = dynamic_cast<const sdk::HasKnownConstraints*>(lp->problem.get());
-  if (lp->known_iface != nullptr) {
-    lp->known = kernel::guarded_call(e.id, "known_constraints",
-                                     [&] { return lp->known_iface->known_constraints(); });
-    for (const auto& k : lp->known) {
-      lp->known_equality.push_back(k.expression.find("==") != std::string::npos);
-    }
-  }
-  return lp;
+  pp->loaded = kernel::load_problem(registry, e, pp->params, *pp->context);
+  return pp;
 }
 
 std::vector<const kernel::ComponentEntry*> problem_entries(const kernel::PluginRegistry& r) {
@@ -175,8 +147,9 @@ TypeCounts count_types(const sdk::Space& space) {
   return c;
 }
 
-ojson problem_json(const LoadedProblem& lp) {
-  const kernel::ComponentEntry& e = *lp.entry;
+ojson problem_json(const ProblemPlugin& pp) {
+  const kernel::ComponentEntry& e = *pp.entry;
+  const kernel::LoadedProblem& lp = pp.loaded;
   const TypeCounts t = count_types(lp.space);
   ojson j;
   j["id"] = e.id;
@@ -201,7 +174,7 @@ ojson problem_json(const LoadedProblem& lp) {
   j["optimizers"] = opt;
   j["constraints"] = lp.constraint_names;
   ojson known = ojson::array();
-  for (const auto& k : lp.known) {
+  for (const auto& k : lp.known_specs) {
     known.push_back(ojson{{"name", k.name}, {"expression", k.expression}});
   }
   j["known_constraints"] = known;
@@ -304,9 +277,9 @@ int cmd_problems(const std::vector<std::string>& args, const Globals& g) {
   }
   bool any_best_known = false;
   for (const kernel::ComponentEntry* e : problem_entries(registry)) {
-    std::unique_ptr<LoadedProblem> lp;
+    std::unique_ptr<ProblemPlugin> pp;
     try {
-      lp = load_problem(registry, *e, logger);
+      pp = load_problem(registry, *e, logger);
     } catch (const kernel::KernelError& err) {
       // One broken problem must not hide the others; the exit code still reports it.
       any_failed = true;
@@ -316,14 +289,15 @@ int cmd_problems(const std::vector<std::string>& args, const Globals& g) {
       continue;
     }
     if (as_json) {
-      all.push_back(problem_json(*lp));
+      all.push_back(problem_json(*pp));
       continue;
     }
+    const kernel::LoadedProblem* lp = &pp->loaded;
     const TypeCounts t = count_types(lp->space);
     any_best_known = any_best_known || (lp->info.optimum && lp->info.optimum_is_best_known);
     std::cout << fmt::format("{:<28} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>5} {:>12} {:<3}  {}\n",
                              e->info.name, lp->space.size(), t.real, t.integer, t.categorical,
-                             t.binary, lp->constraint_names.size(), lp->known.size(),
+                             t.binary, lp->constraint_names.size(), lp->known_specs.size(),
                              optimum_text(lp->info), lp->info.maximize ? "max" : "min",
                              e->info.summary);
   }
@@ -372,11 +346,15 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
 
   kernel::PluginRegistry registry = load_registry(g);
   const kernel::ComponentEntry& entry = find_problem(registry, name);
-  auto lp = load_problem(registry, entry, kernel::make_logger("arbo", "", g.verbose));
-  const sdk::Space& space = lp->space;
-  sdk::Evaluation eval;
+  auto pp = load_problem(registry, entry, kernel::make_logger("arbo", "", g.verbose));
+  const kernel::LoadedProblem& lp = pp->loaded;
+  const sdk::Space& space = lp.space;
+  // The study's own evaluator: the n-th line gets the noise of observation n of a study with
+  // this seed.
+  const auto evaluator =
+      kernel::make_problem_evaluator(lp.problem, entry.id, *pp->context, seed, noise);
   Eigen::VectorXd known_values;
-  std::uint64_t n = 0;
+  std::int64_t n = 0;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -397,47 +375,38 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       if (&params == &in && !space.index_of("id")) filtered.erase("id");
       const Eigen::VectorXd x = encode_params(space, filtered);
 
-      lp->context->reseed(seed, n, kProblemSalt);
-      kernel::guarded_call(entry.id, "evaluate", [&] { lp->problem->evaluate(x, eval); });
-      if (!std::isfinite(eval.objective)) {
-        throw sdk::InvalidArgument(fmt::format(
-            "[{}] evaluate() returned a non-finite objective ({})", entry.id, eval.objective));
+      const kernel::EvalOutcome eval = evaluator->evaluate(n, x, "");
+      if (!eval.ok) throw sdk::InvalidArgument(eval.reason);
+      if (static_cast<std::size_t>(eval.constraints.size()) != lp.constraint_names.size()) {
+        throw sdk::InvalidArgument(kernel::component_error(
+            entry.id, "evaluate",
+            fmt::format("returned {} constraint values for {} constraints", eval.constraints.size(),
+                        lp.constraint_names.size())));
       }
-      if (static_cast<std::size_t>(eval.constraints.size()) != lp->constraint_names.size()) {
-        throw sdk::InvalidArgument(
-            fmt::format("[{}] evaluate() returned {} constraint values for {} "
-                        "constraints",
-                        entry.id, eval.constraints.size(), lp->constraint_names.size()));
-      }
-      if (!eval.constraints.allFinite()) {
-        throw sdk::InvalidArgument(
-            fmt::format("[{}] evaluate() returned a non-finite constraint value", entry.id));
-      }
-      double objective = eval.objective;
-      if (noise > 0) objective += std::normal_distribution<double>(0.0, noise)(lp->context->rng());
-
+      const double objective = eval.objective;  // noise included
       bool feasible = true;
       ojson cons = ojson::object();
-      for (std::size_t k = 0; k < lp->constraint_names.size(); ++k) {
+      for (std::size_t k = 0; k < lp.constraint_names.size(); ++k) {
         const double v = eval.constraints[static_cast<Eigen::Index>(k)];
-        cons[lp->constraint_names[k]] = v;
+        cons[lp.constraint_names[k]] = v;
         feasible = feasible && v <= 0.0;
       }
       ojson known = ojson::object();
-      if (lp->known_iface != nullptr && !lp->known.empty()) {
+      if (lp.known != nullptr && !lp.known_specs.empty()) {
         kernel::guarded_call(entry.id, "known_values",
-                             [&] { lp->known_iface->known_values(x, known_values); });
-        if (static_cast<std::size_t>(known_values.size()) != lp->known.size()) {
+                             [&] { lp.known->known_values(x, known_values); });
+        if (static_cast<std::size_t>(known_values.size()) != lp.known_specs.size()) {
           throw sdk::InvalidArgument(
-              fmt::format("[{}] known_values() returned {} values for {} "
-                          "known constraints",
-                          entry.id, known_values.size(), lp->known.size()));
+              kernel::component_error(entry.id, "known_values",
+                                      fmt::format("returned {} values for {} known constraints",
+                                                  known_values.size(), lp.known_specs.size())));
         }
-        for (std::size_t k = 0; k < lp->known.size(); ++k) {
+        for (std::size_t k = 0; k < lp.known_specs.size(); ++k) {
           const double v = known_values[static_cast<Eigen::Index>(k)];
-          known[lp->known[k].name] = v;
-          const double excess = lp->known_equality[k] ? std::abs(v) : v;
-          feasible = feasible && excess <= kKnownTolerance;  // NaN is infeasible
+          known[lp.known_specs[k].name] = v;
+          // The tolerance of the study's proposals; NaN is infeasible.
+          feasible =
+              feasible && kernel::known_excess(lp.known_specs[k], v) <= kernel::kKnownTolerance;
         }
       }
       out["objective"] = objective;

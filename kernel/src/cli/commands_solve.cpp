@@ -163,17 +163,19 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
     } catch (...) {
       message = "unknown exception (not derived from std::exception)";
     }
-    if (invalid) throw kernel::ConfigError(fmt::format("[{}] rejected {}: {}", id, file, message));
-    if (!message.empty())
-      throw kernel::PluginError(fmt::format("[{}] solve() failed: {}", id, message));
+    if (invalid) {
+      throw kernel::ConfigError(
+          kernel::component_error(id, "solve", fmt::format("rejected {}: {}", file, message)));
+    }
+    if (!message.empty()) throw kernel::PluginError(kernel::component_error(id, "solve", message));
   }
   release_interrupts();
 
   if (!result.x.empty() && result.x.size() != model.num_variables()) {
-    throw kernel::PluginError(
-        fmt::format("[{}] solve() returned a point with {} entries for a "
-                    "model with {} variables",
-                    id, result.x.size(), model.num_variables()));
+    throw kernel::PluginError(kernel::component_error(
+        id, "solve",
+        fmt::format("returned a point with {} entries for a model with {} variables",
+                    result.x.size(), model.num_variables())));
   }
   const double violation = result.x.empty() ? NAN : model.evaluate(result.x).max_violation();
   for (double& v : result.x) v = v == 0.0 ? 0.0 : v;  // print 0, not -0
@@ -217,8 +219,11 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
     }
   }
   if (result.status == sdk::SolveStatus::Error) {
-    std::cerr << fmt::format("arbo: error: [{}] solve() reported an error{}\n", id,
-                             result.message.empty() ? "" : ": " + result.message);
+    std::cerr << fmt::format(
+        "arbo: error: {}\n",
+        kernel::component_error(
+            id, "solve",
+            result.message.empty() ? "reported an error" : "reported an error: " + result.message));
     return kernel::kExitPlugin;
   }
   return kernel::kExitOk;

@@ -7,6 +7,7 @@
 #include "arbo/kernel/context.hpp"
 #include "arbo/kernel/evaluator.hpp"
 #include "arbo/kernel/guarded_call.hpp"
+#include "arbo/kernel/random_streams.hpp"
 #include "arbo/sdk/problem.hpp"
 
 namespace arbo::kernel {
@@ -29,7 +30,7 @@ class ProblemEvaluator final : public Evaluator {
     EvalOutcome out;
     // Noise is a function of (seed, observation id), so a re-run after a crash gives the same
     // value as the lost run would have.
-    context_.reseed(seed_, static_cast<std::uint64_t>(obs_id), 0x70726f62u /* "prob" */);
+    context_.reseed(seed_, static_cast<std::uint64_t>(obs_id), kSaltProblem);
     try {
       guarded_call(id_, "evaluate", [&] { problem_->evaluate(x, eval_); });
     } catch (const PluginError& e) {
@@ -38,12 +39,12 @@ class ProblemEvaluator final : public Evaluator {
       return out;
     }
     if (!std::isfinite(eval_.objective)) {
-      out.reason =
-          fmt::format("[{}] evaluate() returned a non-finite objective ({})", id_, eval_.objective);
+      out.reason = component_error(
+          id_, "evaluate", fmt::format("returned a non-finite objective ({})", eval_.objective));
       return out;
     }
     if (!eval_.constraints.allFinite()) {
-      out.reason = fmt::format("[{}] evaluate() returned a non-finite constraint value", id_);
+      out.reason = component_error(id_, "evaluate", "returned a non-finite constraint value");
       return out;
     }
     out.ok = true;

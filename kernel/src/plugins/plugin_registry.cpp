@@ -330,12 +330,13 @@ std::shared_ptr<sdk::Component> PluginRegistry::create(const ComponentEntry& ent
                                                        const sdk::CreateArgs& args) const {
   sdk::Component* raw = guarded_call(entry.id, "create", [&] { return entry.info.create(args); });
   if (raw == nullptr) {
-    throw PluginError(fmt::format("[{}] create() failed: the factory returned null", entry.id));
+    throw PluginError(component_error(entry.id, "create", "the factory returned null"));
   }
   if (!implements_kind(raw, entry.info.kind)) {
     delete raw;
-    throw PluginError(fmt::format("[{}] create() failed: the object does not implement {}",
-                                  entry.id, interface_name(entry.info.kind)));
+    throw PluginError(component_error(
+        entry.id, "create",
+        fmt::format("the object does not implement {}", interface_name(entry.info.kind))));
   }
   return std::shared_ptr<sdk::Component>(raw, ComponentDeleter{entry.library});
 }

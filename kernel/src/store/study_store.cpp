@@ -56,6 +56,12 @@ CREATE TABLE observations (
 );
 )sql";
 
+// Proposal statistics (JSON per model-based observation). A study created before the table
+// existed gets it when opened (see `open`); builds that predate it ignore it. Creating it never
+// changes what such a study exports: an empty table reads like a missing one.
+constexpr const char* kProposalStatsSql =
+    "CREATE TABLE IF NOT EXISTS proposal_stats (id INTEGER PRIMARY KEY, stats TEXT NOT NULL)";
+
 constexpr const char* kSelectColumns =
     "SELECT id, status, origin, x, params, objective, constraints, feasible, reason, "
     "proposed_by, propose_seconds, eval_seconds, created_at, finished_at FROM observations";
@@ -123,12 +129,13 @@ struct StudyStore::Impl {
   fs::path db_path;
   sqlite3* db = nullptr;
   // Kept prepared statements. Declared after `db` so they are finalized before it closes.
-  Stmt insert_pending, insert_finished, update_complete, update_fail, select_status;
-  Stmt select_all, select_one, count_status, set_meta, get_meta;
+  Stmt insert_pending, insert_stats, insert_finished, update_complete, update_fail, select_status;
+  Stmt select_all, select_one, count_status, set_meta, get_meta, select_stats;
 
   Impl(fs::path d, fs::path p) : dir(std::move(d)), db_path(std::move(p)) {}
   ~Impl() {
     insert_pending.reset();
+    insert_stats.reset();
     insert_finished.reset();
     update_complete.reset();
     update_fail.reset();
@@ -138,6 +145,7 @@ struct StudyStore::Impl {
     count_status.reset();
     set_meta.reset();
     get_meta.reset();
+    select_stats.reset();
     if (db != nullptr) sqlite3_close(db);
   }
   Impl(const Impl&) = delete;
@@ -269,6 +277,8 @@ struct StudyStore::Impl {
         "INSERT INTO observations (status, origin, x, params, proposed_by, propose_seconds, "
         "created_at) VALUES ('pending', ?1, ?2, ?3, ?4, ?5, ?6)",
         "preparing add_pending");
+    insert_stats = prepare("INSERT OR REPLACE INTO proposal_stats (id, stats) VALUES (?1, ?2)",
+                           "preparing add_pending (statistics)");
     insert_finished = prepare(
         "INSERT INTO observations (status, origin, x, params, objective, constraints, feasible, "
         "reason, proposed_by, propose_seconds, eval_seconds, created_at, finished_at) "
@@ -297,6 +307,22 @@ struct StudyStore::Impl {
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         "preparing set_meta");
     get_meta = prepare("SELECT value FROM meta WHERE key = ?1", "preparing meta query");
+    select_stats = prepare("SELECT id, stats FROM proposal_stats ORDER BY id",
+                           "preparing proposal statistics query");
+  }
+
+  // Runs `body` in one write transaction: committed when it returns, rolled back when it
+  // throws, so a crash leaves all of its writes or none.
+  template <class F>
+  void transaction(std::string_view operation, F&& body) {
+    exec("BEGIN IMMEDIATE", operation);
+    try {
+      body();
+      exec("COMMIT", operation);
+    } catch (...) {
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
   }
 
   // Explains why an UPDATE ... WHERE status = 'pending' changed nothing.
@@ -381,6 +407,7 @@ StudyStore StudyStore::create(const fs::path& dir) {
   impl->exec("BEGIN IMMEDIATE", "creating the schema (begin)");
   try {
     impl->exec(kSchemaSql, "creating the schema");
+    impl->exec(kProposalStatsSql, "creating the schema");
     impl->exec(
         fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}')", kSchemaVersion)
             .c_str(),
@@ -449,6 +476,21 @@ StudyStore StudyStore::open(const fs::path& dir) {
     if (version < 1) throw not_arbo(fmt::format("schema_version {} is invalid", version));
   }
   impl->configure();
+  {
+    // A study made before proposal statistics were stored with their observation: add the
+    // table now (only if missing, so opening a current study never writes).
+    sqlite3_stmt* raw = nullptr;
+    impl->check(sqlite3_prepare_v2(impl->db,
+                                   "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+                                   "name = 'proposal_stats'",
+                                   -1, &raw, nullptr),
+                "reading the schema");
+    Stmt s(raw);
+    if (!impl->step_row(s.get(), "reading the schema")) impl->fail("reading the schema");
+    const bool missing = sqlite3_column_int(s.get(), 0) == 0;
+    s.reset();
+    if (missing) impl->exec(kProposalStatsSql, "adding the proposal statistics table");
+  }
   impl->prepare_all();
   return StudyStore(std::move(impl));
 }
@@ -472,21 +514,37 @@ std::optional<std::string> StudyStore::meta(const std::string& key) const {
 }
 
 // Each write below is a single statement in autocommit mode, i.e. its own transaction, committed
-// when sqlite3_step returns SQLITE_DONE.
+// when sqlite3_step returns SQLITE_DONE, except add_pending with statistics (one transaction).
 
 std::int64_t StudyStore::add_pending(const Observation& obs) {
   constexpr std::string_view op = "add_pending";
   impl_->check_params_json(obs, op);
-  sqlite3_stmt* s = impl_->insert_pending.get();
-  ResetGuard guard(s);
-  impl_->bind_text(s, 1, obs.origin, op);
-  impl_->bind_vector(s, 2, obs.x, op);
-  impl_->bind_text(s, 3, obs.params_json, op);
-  impl_->bind_text(s, 4, obs.proposed_by_json, op);
-  impl_->bind_double(s, 5, obs.propose_seconds, op);
-  impl_->bind_double(s, 6, obs.created_at > 0 ? obs.created_at : unix_now(), op);
-  impl_->run(s, op);
-  return sqlite3_last_insert_rowid(impl_->db);
+  std::int64_t id = 0;
+  const auto insert = [&] {
+    sqlite3_stmt* s = impl_->insert_pending.get();
+    ResetGuard guard(s);
+    impl_->bind_text(s, 1, obs.origin, op);
+    impl_->bind_vector(s, 2, obs.x, op);
+    impl_->bind_text(s, 3, obs.params_json, op);
+    impl_->bind_text(s, 4, obs.proposed_by_json, op);
+    impl_->bind_double(s, 5, obs.propose_seconds, op);
+    impl_->bind_double(s, 6, obs.created_at > 0 ? obs.created_at : unix_now(), op);
+    impl_->run(s, op);
+    id = sqlite3_last_insert_rowid(impl_->db);
+  };
+  if (obs.stats_json.empty()) {
+    insert();
+    return id;
+  }
+  impl_->transaction(op, [&] {
+    insert();
+    sqlite3_stmt* s = impl_->insert_stats.get();
+    ResetGuard guard(s);
+    impl_->bind_int(s, 1, id, op);
+    impl_->bind_text(s, 2, obs.stats_json, op);
+    impl_->run(s, op);
+  });
+  return id;
 }
 
 void StudyStore::complete(std::int64_t id, double objective, const Eigen::VectorXd& constraints,
@@ -583,31 +641,12 @@ std::int64_t StudyStore::count(ObsStatus status) const {
   return sqlite3_column_int64(s, 0);
 }
 
-// Proposal statistics live in their own table, created on first use, so that studies written
-// before it existed open unchanged (no schema version bump) and older builds ignore it.
-void StudyStore::set_proposal_stats(std::int64_t id, const std::string& json) {
-  const std::string op = fmt::format("recording proposal statistics of observation {}", id);
-  impl_->exec(
-      "CREATE TABLE IF NOT EXISTS proposal_stats (id INTEGER PRIMARY KEY, stats TEXT NOT NULL)",
-      op);
-  Stmt s = impl_->prepare("INSERT OR REPLACE INTO proposal_stats (id, stats) VALUES (?1, ?2)", op);
-  impl_->bind_int(s.get(), 1, id, op);
-  impl_->bind_text(s.get(), 2, json, op);
-  impl_->run(s.get(), op);
-}
-
 std::map<std::int64_t, std::string> StudyStore::proposal_stats() const {
-  const std::string op = "reading proposal statistics";
+  constexpr std::string_view op = "reading proposal statistics";
+  sqlite3_stmt* s = impl_->select_stats.get();
+  ResetGuard guard(s);
   std::map<std::int64_t, std::string> out;
-  {
-    Stmt t = impl_->prepare(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'proposal_stats'", op);
-    if (!impl_->step_row(t.get(), op) || sqlite3_column_int(t.get(), 0) == 0) return out;
-  }
-  Stmt s = impl_->prepare("SELECT id, stats FROM proposal_stats ORDER BY id", op);
-  while (impl_->step_row(s.get(), op)) {
-    out.emplace(sqlite3_column_int64(s.get(), 0), impl_->column_text(s.get(), 1));
-  }
+  while (impl_->step_row(s, op)) out.emplace(sqlite3_column_int64(s, 0), impl_->column_text(s, 1));
   return out;
 }
 

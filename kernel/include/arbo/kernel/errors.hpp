@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace arbo::kernel {
 
@@ -55,5 +56,14 @@ class InfeasibleError : public KernelError {
  public:
   explicit InfeasibleError(const std::string& message) : KernelError(message, kExitInfeasible) {}
 };
+
+/// The one shape of every message about a component's failure:
+/// `<kind>/<name>: <method>(): <what>`, e.g. `surrogate/tree_gp: fit(): matrix not positive
+/// definite`. `component_id` is the component's id ("kind/name"), `method` the called method
+/// without parentheses. A `what` that already begins with the component's own prefix (a plugin
+/// that names itself, as `[kind/name] method(): ...` or `kind/name: method(): ...`) is not
+/// prefixed twice. O(message length).
+std::string component_error(std::string_view component_id, std::string_view method,
+                            std::string_view what);
 
 }  // namespace arbo::kernel

@@ -34,7 +34,8 @@ struct Observation {
   bool feasible = false;         ///< all black-box constraints hold (Complete only)
   std::string reason;            ///< why it failed (Failed only)
   std::string proposed_by_json;  ///< {"inner_solver/random": "1.0.0", ...}
-  std::string stats_json;        ///< proposal statistics (JSON); see set_proposal_stats
+  std::string stats_json;        ///< proposal statistics (JSON object, model-based proposals;
+                                 ///< empty: none); written by add_pending, read by proposal_stats
   double propose_seconds = 0.0;  ///< wall time of the proposal (plugin work included)
   double eval_seconds = 0.0;     ///< wall time of the evaluation
   double created_at = 0.0;       ///< Unix time, seconds
@@ -62,7 +63,9 @@ class StudyStore {
   void set_meta(const std::string& key, const std::string& value);
   std::optional<std::string> meta(const std::string& key) const;
 
-  /// Inserts a pending observation (id assigned, returned) and commits.
+  /// Inserts a pending observation (id assigned, returned) with its proposal statistics
+  /// (`obs.stats_json`, when not empty: fit and solve times, model size, nodes, gap, status)
+  /// and commits both in one transaction.
   std::int64_t add_pending(const Observation& obs);
   /// Records a finished evaluation and commits. @throws StudyError if `id` is not pending.
   void complete(std::int64_t id, double objective, const Eigen::VectorXd& constraints,
@@ -79,10 +82,7 @@ class StudyStore {
   /// Number of observations with the given status.
   std::int64_t count(ObsStatus status) const;
 
-  /// Statistics of the proposal of observation `id` (model-based iterations: fit and solve
-  /// times, model size, nodes, gap, status) as a JSON object; replaces earlier ones. Commits.
-  void set_proposal_stats(std::int64_t id, const std::string& json);
-  /// Every recorded proposal statistics object, by observation id.
+  /// Every recorded proposal statistics object (JSON text), by observation id.
   std::map<std::int64_t, std::string> proposal_stats() const;
 
   const std::filesystem::path& directory() const noexcept;

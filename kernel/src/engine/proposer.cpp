@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+#include "engine/proposer.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include "arbo/kernel/design.hpp"
+#include "arbo/kernel/errors.hpp"
+#include "arbo/kernel/guarded_call.hpp"
+#include "arbo/kernel/problem_loader.hpp"
+#include "arbo/kernel/random_streams.hpp"
+#include "arbo/sdk/projection.hpp"
+
+namespace arbo::kernel {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// When the inner solver fails although an observation satisfies the known constraints: uniform
+// draws tried as they are, and how many of them are projected onto the constraints (each
+// projection can take kDefaultProjectionSeconds).
+constexpr std::size_t kFallbackDraws = 1000;
+constexpr std::size_t kFallbackProjections = 3;
+
+// Two points closer than this in every encoded coordinate are the same point.
+constexpr double kSamePoint = 1e-9;
+
+}  // namespace
+
+const char* to_string(Origin origin) noexcept {
+  switch (origin) {
+    case Origin::Design: return "design";
+    case Origin::Model: return "model";
+    case Origin::Fallback: return "fallback";
+  }
+  return "unknown";
+}
+
+std::string ProposalStats::to_json() const {
+  nlohmann::json st{{"fit_seconds", fit_seconds}, {"solve_seconds", solve_seconds}};
+  if (certificate) {
+    const SolveCertificate& c = *certificate;
+    st["status"] = sdk::to_string(c.status);
+    st["nodes"] = c.nodes;
+    st["lp_iterations"] = c.lp_iterations;
+    st["gap"] = c.gap;  // infinite gaps are written as null
+    st["objective"] = c.objective;
+    st["best_bound"] = c.best_bound;
+    st["solver_seconds"] = c.solver_seconds;
+  }
+  if (!fallback.empty()) st["fallback"] = fallback;
+  if (model_size) {
+    st["variables"] = model_size->variables;
+    st["binaries"] = model_size->binaries;
+    st["integers"] = model_size->integers;
+    st["linear_rows"] = model_size->linear_rows;
+    st["quadratic_rows"] = model_size->quadratic_rows;
+  }
+  return st.dump();
+}
+
+Proposer::Proposer(const Pipeline& pipeline, Components& components,
+                   KnowledgeAugmentation& augmentation, const sdk::Dataset& data,
+                   spdlog::logger& logger)
+    : pipeline_(pipeline),
+      c_(components),
+      augmentation_(augmentation),
+      data_(data),
+      logger_(logger) {}
+
+const std::vector<Eigen::VectorXd>& Proposer::initial_design() {
+  if (!design_ready_) {
+    design_ = make_design(c_.space, pipeline_.design,
+                          static_cast<std::size_t>(pipeline_.design_size), pipeline_.seed,
+                          [&](const Eigen::VectorXd& x) { return c_.known_violation(x) <= 0.0; });
+    design_ready_ = true;
+    top_up_design_by_projection();
+    if (design_.size() < static_cast<std::size_t>(pipeline_.design_size)) {
+      logger_.warn(
+          "only {} of {} initial design points satisfy the known constraints; the "
+          "inner solver proposes the rest",
+          design_.size(), pipeline_.design_size);
+    }
+  }
+  return design_;
+}
+
+// Known constraints with a tiny feasible set (Ising, G-problems) leave rejection sampling
+// short: project further design points onto them with the pipeline's model solver. The
+// candidates come from the same method with a derived seed, so the design stays a function
+// of (method, size, seed).
+void Proposer::top_up_design_by_projection() {
+  const auto wanted = static_cast<std::size_t>(pipeline_.design_size);
+  if (design_.size() >= wanted || c_.model_solver == nullptr || c_.known.empty()) return;
+  if (!sdk::can_formulate(c_.known_list)) return;
+  const auto candidates = make_design(c_.space, pipeline_.design, 3 * (wanted - design_.size()),
+                                      pipeline_.seed ^ kProjectionSeedXor, nullptr);
+  std::size_t projected = 0;
+  for (Eigen::VectorXd x : candidates) {
+    if (design_.size() >= wanted) break;
+    const bool ok = guarded_call("model solver", "solve", [&] {
+      return sdk::project_onto_constraints(c_.space, c_.known_list, *c_.model_solver, x);
+    });
+    if (!ok || c_.known_violation(x) > kKnownTolerance) continue;
+    const bool duplicate = std::any_of(
+        design_.begin(), design_.end(),
+        [&](const Eigen::VectorXd& y) { return (x - y).cwiseAbs().maxCoeff() <= kSamePoint; });
+    if (duplicate) continue;
+    design_.push_back(std::move(x));
+    ++projected;
+  }
+  if (projected > 0) {
+    logger_.info("{} initial design points were projected onto the known constraints", projected);
+  }
+}
+
+// Completed observations that satisfy every known constraint. O(n constraints).
+std::size_t Proposer::feasible_observations() const {
+  std::size_t n = 0;
+  for (Eigen::Index i = 0; i < data_.X.rows(); ++i) {
+    n += c_.known_violation(data_.X.row(i).transpose()) <= kKnownTolerance ? 1 : 0;
+  }
+  return n;
+}
+
+// A point for proposal number `uk` when the inner solver failed although the known
+// constraints hold somewhere: the first of a few uniform draws (a derived seed, so a rerun
+// gives the same point) that satisfies them, else one projected onto them by the model
+// solver. Points already observed are skipped.
+bool Proposer::fallback_point(std::uint64_t uk, Eigen::VectorXd& x) const {
+  const bool can_project = c_.model_solver != nullptr && sdk::can_formulate(c_.known_list);
+  const auto candidates = make_design(c_.space, DesignMethod::Random, kFallbackDraws,
+                                      pipeline_.seed ^ (kFallbackSeedBase + uk), nullptr);
+  const auto observed = [&](const Eigen::VectorXd& y) {
+    for (Eigen::Index i = 0; i < data_.X.rows(); ++i) {
+      if ((data_.X.row(i).transpose() - y).cwiseAbs().maxCoeff() <= kSamePoint) return true;
+    }
+    return false;
+  };
+  for (const Eigen::VectorXd& cand : candidates) {
+    if (c_.known_violation(cand) <= 0.0 && !observed(cand)) {
+      x = cand;
+      return true;
+    }
+  }
+  if (!can_project) return false;
+  for (std::size_t k = 0; k < std::min<std::size_t>(candidates.size(), kFallbackProjections); ++k) {
+    Eigen::VectorXd y = candidates[k];
+    const bool ok = guarded_call("model solver", "solve", [&] {
+      return sdk::project_onto_constraints(c_.space, c_.known_list, *c_.model_solver, y);
+    });
+    if (ok && c_.known_violation(y) <= kKnownTolerance && !observed(y)) {
+      x = std::move(y);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<std::string> Proposer::blame(const std::exception* e, std::string_view what) const {
+  return c_.faults.blame(e, what);
+}
+
+// Fits one surrogate per metric and binds the acquisition; returns the seconds it took.
+double Proposer::fit_and_bind(std::uint64_t uk) {
+  augmentation_.ensure();
+  const auto t0 = Clock::now();
+  for (std::size_t m = 0; m < c_.surrogates.size(); ++m) {
+    MetricModel& model = c_.surrogates[m];
+    sdk::Metric metric;
+    metric.index = m == 0 ? sdk::Metric::kObjective : static_cast<int>(m - 1);
+    metric.name = m == 0 ? "objective" : c_.constraints[m - 1].name;
+    model.context->reseed(pipeline_.seed, uk, kSaltSurrogate + m);
+    if (m > 0 && augmentation_.column(m) >= 0) {
+      augmentation_.fit_partial(m, data_, metric);
+      continue;
+    }
+    guarded_call(pipeline_.surrogate->id(), "fit", [&] { model.surrogate->fit(data_, metric); });
+  }
+  // The acquisition gets the surrogates' proxies, so that an error of a surrogate called by
+  // the acquisition (here or inside the solver) names the surrogate.
+  sdk::AcquisitionInputs in{data_,
+                            c_.surrogates.empty() ? nullptr : c_.surrogates[0].guarded.get(),
+                            {},
+                            data_.incumbent()};
+  for (std::size_t m = 1; m < c_.surrogates.size(); ++m) {
+    in.constraints.push_back(c_.surrogates[m].guarded.get());
+  }
+  c_.acquisition_context->reseed(pipeline_.seed, uk, kSaltAcquisition);
+  c_.faults.clear();
+  guarded_call(
+      pipeline_.acquisition->id(), "bind", [&] { c_.acquisition->bind(in); },
+      [&](const std::exception* e, std::string_view what) { return blame(e, what); });
+  return seconds_since(t0);
+}
+
+ProposedPoint Proposer::propose(std::int64_t k) {
+  const auto uk = static_cast<std::uint64_t>(k);
+  ProposedPoint out;
+  // The design is built only while it is still being proposed: a study resumed past it
+  // would otherwise redo its projections (up to 10 s each on Alkylation) for nothing.
+  if (k < pipeline_.design_size) {
+    const auto& d = initial_design();
+    if (static_cast<std::size_t>(k) < d.size()) {
+      out.x = d[static_cast<std::size_t>(k)];
+      return out;
+    }
+  }
+  // Without data (or while completing a short design) the solver runs without the model;
+  // such a point still belongs to the design stage, unless the pipeline has no model at all.
+  const bool use_model = c_.acquisition && data_.size() > 0 && k >= pipeline_.design_size;
+  out.stage = use_model || !c_.acquisition ? Origin::Model : Origin::Design;
+  ProposalStats stats;
+  if (use_model) {
+    stats.fit_seconds = fit_and_bind(uk);
+    out.plugin_seconds += stats.fit_seconds;
+  }
+  const sdk::SolveRequest request{use_model ? c_.guarded_acquisition.get() : nullptr, c_.space,
+                                  c_.known_list, data_};
+  c_.solver_context->reseed(pipeline_.seed, uk, kSaltSolver);
+  for (const auto& kc : c_.known) {
+    if (kc.context != nullptr) kc.context->reseed(pipeline_.seed, uk, kSaltConstraint);
+  }
+  const std::string& sid = pipeline_.inner_solver.id();
+  const auto t0 = Clock::now();
+  c_.faults.clear();
+  sdk::Proposal p = guarded_call(
+      sid, "maximize", [&] { return c_.solver->maximize(request); },
+      [&](const std::exception* e, std::string_view what) { return blame(e, what); });
+  stats.solve_seconds = seconds_since(t0);
+  out.plugin_seconds += stats.solve_seconds;
+  out.origin = out.stage;
+  if (!p.found) {
+    std::vector<std::string> known_ids;
+    for (const auto& kc : c_.known) known_ids.push_back(kc.id);
+    const std::string failure = fmt::format(
+        "{} found no point satisfying the known constraints{}{}", sid,
+        known_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(known_ids, ", ")) + ")",
+        p.note.empty() ? "" : ": " + p.note);
+    const std::size_t witnesses = feasible_observations();
+    if (witnesses == 0) throw InfeasibleError(failure);
+    // An observation satisfies the constraints, so the set is not empty and the solver
+    // failed (a false infeasibility of a badly scaled nonconvex model, as on Alkylation):
+    // stopping the study would be wrong, so this one proposal comes from outside the model.
+    stats.fallback = fmt::format("{}, though {} of the {} completed observations satisfy them",
+                                 failure, witnesses, data_.X.rows());
+    // No point found by the fallback either: exit 6 ("admit no point that could be found"),
+    // as when no observation satisfies them; the remedy is the same (a model solver that
+    // projects, or looser constraints), and the solver did not throw.
+    if (!fallback_point(uk, p.x)) {
+      throw InfeasibleError(stats.fallback + ", and no random point could be made to satisfy them");
+    }
+    p.found = true;
+    out.origin = Origin::Fallback;
+    logger_.warn("{}: this proposal is a random point satisfying them instead", stats.fallback);
+  }
+  if (p.x.size() != static_cast<Eigen::Index>(c_.space.size()) || p.x.hasNaN()) {
+    throw PluginError(
+        component_error(sid, "maximize",
+                        fmt::format("returned a point of length {} (space has {}) or with NaN",
+                                    p.x.size(), c_.space.size())));
+  }
+  c_.space.snap(p.x);
+  std::string which;
+  const double v = c_.known_violation(p.x, &which);
+  if (v > kKnownTolerance) {
+    throw PluginError(component_error(
+        sid, "maximize",
+        fmt::format("returned a point violating {} by {}: {}", which, v, c_.space.describe(p.x))));
+  }
+  out.x = std::move(p.x);
+  if (use_model) {
+    if (p.certificate) {
+      const sdk::SolveResult& r = *p.certificate;
+      stats.certificate = SolveCertificate{r.status,    r.nodes,      r.lp_iterations, r.gap,
+                                           r.objective, r.best_bound, r.seconds};
+    }
+    stats.model_size = p.model_size;
+    out.stats = std::move(stats);
+  }
+  return out;
+}
+
+}  // namespace arbo::kernel

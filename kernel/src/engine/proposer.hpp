@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/// @file
+/// @brief The proposer: the next point of a study, from the initial design or the model
+/// pipeline (fit, bind, solve), with a fallback when the solver finds no feasible point
+/// (engine-internal).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "arbo/kernel/pipeline.hpp"
+#include "arbo/sdk/dataset.hpp"
+#include "arbo/sdk/inner_solver.hpp"
+#include "arbo/sdk/model.hpp"
+#include "engine/augmentation.hpp"
+#include "engine/components.hpp"
+
+namespace spdlog {
+class logger;
+}
+
+namespace arbo::kernel {
+
+/// Where a proposed point came from.
+enum class Origin {
+  Design,    ///< the initial design (a design point, or the inner solver completing a short
+             ///< design without a model)
+  Model,     ///< the inner solver on the model pipeline (or on a model-free one)
+  Fallback,  ///< a random point satisfying the known constraints, because the inner solver
+             ///< found none although an observation satisfies them
+};
+const char* to_string(Origin origin) noexcept;
+
+/// The model solver's certificate of a model-based proposal (`sdk::SolveResult`'s numbers).
+struct SolveCertificate {
+  sdk::SolveStatus status = sdk::SolveStatus::Error;
+  std::int64_t nodes = 0;
+  std::int64_t lp_iterations = 0;
+  double gap = 0.0;  ///< infinite when no bound was proven
+  double objective = 0.0;
+  double best_bound = 0.0;
+  double solver_seconds = 0.0;
+};
+
+/// Statistics of a model-based proposal, stored with the observation and shown by `arbo
+/// export`.
+struct ProposalStats {
+  double fit_seconds = 0.0;    ///< fitting the surrogates and binding the acquisition
+  double solve_seconds = 0.0;  ///< the inner solver's maximize
+  std::optional<SolveCertificate> certificate;
+  std::optional<sdk::Proposal::ModelSize> model_size;
+  std::string fallback;  ///< why the point is a fallback (empty when it is not)
+
+  /// The stored JSON object: fit_seconds, solve_seconds, and when present status, nodes,
+  /// lp_iterations, gap (null when infinite), objective, best_bound, solver_seconds, fallback,
+  /// variables, binaries, integers, linear_rows, quadratic_rows.
+  std::string to_json() const;
+};
+
+/// One proposal.
+struct ProposedPoint {
+  Eigen::VectorXd x;  ///< snapped, satisfies the known constraints (up to kKnownTolerance)
+  Origin origin = Origin::Design;
+  /// The stage the proposal belongs to (Design or Model): the stored origin and proposed_by.
+  /// It differs from `origin` only for a fallback, stored as the stage it stood in for.
+  Origin stage = Origin::Design;
+  std::optional<ProposalStats> stats;  ///< model-based proposals only
+  double plugin_seconds = 0.0;         ///< spent in fit, bind and maximize
+};
+
+class Proposer {
+ public:
+  /// All references must outlive the proposer; `data` is the study's dataset, read at each
+  /// proposal.
+  Proposer(const Pipeline& pipeline, Components& components, KnowledgeAugmentation& augmentation,
+           const sdk::Dataset& data, spdlog::logger& logger);
+
+  /// The point of proposal number `k` (0-based). Every component is reseeded from (seed, k),
+  /// so the same study state gives the same point.
+  /// @throws PluginError (a component threw, or the solver returned a bad point, naming the
+  ///         component), InfeasibleError (no point satisfying the known constraints).
+  ProposedPoint propose(std::int64_t k);
+
+ private:
+  const std::vector<Eigen::VectorXd>& initial_design();
+  void top_up_design_by_projection();
+  double fit_and_bind(std::uint64_t uk);
+  std::size_t feasible_observations() const;
+  bool fallback_point(std::uint64_t uk, Eigen::VectorXd& x) const;
+  std::optional<std::string> blame(const std::exception* e, std::string_view what) const;
+
+  const Pipeline& pipeline_;
+  Components& c_;
+  KnowledgeAugmentation& augmentation_;
+  const sdk::Dataset& data_;
+  spdlog::logger& logger_;
+  std::vector<Eigen::VectorXd> design_;
+  bool design_ready_ = false;
+};
+
+}  // namespace arbo::kernel
