@@ -79,28 +79,32 @@ class Suite:
         # `[set]` overrides pipeline keys of every arbo run the suite creates (a setting that
         # only some problems need, such as a lower projection time limit on Alkylation, without
         # a copy of each pipeline file): `inner_solver.threads = 1` under [set] (a nested
-        # table in TOML) becomes --set inner_solver.threads=1. Strings are quoted as TOML
-        # strings.
-        self.sets = {}
-
-        def flatten(prefix, table):
-            for key, value in table.items():
-                name = f"{prefix}{key}"
-                if isinstance(value, dict):
-                    flatten(name + ".", value)
-                elif isinstance(value, list):
-                    raise SystemExit(f"{path}: set.{name}: give a number, string or boolean")
-                else:
-                    self.sets[name] = (json.dumps(value) if isinstance(value, (str, bool))
-                                       else repr(value))
-        flatten("", data.get("set", {}))
+        # table in TOML) becomes --set inner_solver.threads=1.
+        self.sets = set_args(path, "set", data.get("set", {}))
         # "seed" runs every method and problem of one seed before the next seed, so that a long
         # protocol stopped part-way (and resumed later) has covered every problem evenly.
         self.order = str(data.get("order", "problem"))
         if self.order not in ("problem", "seed"):
             raise SystemExit(f"{path}: order must be \"problem\" or \"seed\", not '{self.order}'")
+        # A pipeline is a file (`name = "FILE"`), or a file and the keys its runs override
+        # (`[pipelines.NAME]` with `file = "FILE"` and `set.KEY = VALUE`, the same form as the
+        # suite's [set]): a variant of a stock pipeline in configs/ (another initial design, an
+        # ablation) is written as that file and its differences, not as a copy.
         self.pipelines = {}
-        for name, file in data.get("pipelines", {}).items():
+        self.pipeline_sets = {}
+        for name, entry in data.get("pipelines", {}).items():
+            if isinstance(entry, dict):
+                unknown = set(entry) - {"file", "set"}
+                if unknown or "file" not in entry:
+                    raise SystemExit(f"{path}: pipelines.{name}: give file = \"...\" and "
+                                     f"optionally a set table"
+                                     + (f", not {', '.join(sorted(unknown))}" if unknown else ""))
+                file = entry["file"]
+                self.pipeline_sets[name] = set_args(path, f"pipelines.{name}.set",
+                                                    entry.get("set", {}))
+            else:
+                file = entry
+                self.pipeline_sets[name] = {}
             p = Path(file)
             self.pipelines[name] = p if p.is_absolute() else (self.path.parent / p).resolve()
             if not self.pipelines[name].is_file():
@@ -119,6 +123,26 @@ class Suite:
 
     def methods(self):
         return list(self.pipelines) + self.peers
+
+
+def set_args(path, where, table):
+    """A [set] table as {"a.b": "value"}: nested tables become dotted keys, strings and
+    booleans are quoted as TOML values (the form `arbo --set a.b=value` reads)."""
+    sets = {}
+
+    def flatten(prefix, t):
+        for key, value in t.items():
+            name = f"{prefix}{key}"
+            if isinstance(value, dict):
+                flatten(name + ".", value)
+            elif isinstance(value, list):
+                raise SystemExit(f"{path}: {where}.{name}: give a number, string or boolean")
+            else:
+                sets[name] = json.dumps(value) if isinstance(value, (str, bool)) else repr(value)
+    if not isinstance(table, dict):
+        raise SystemExit(f"{path}: {where} must be a table")
+    flatten("", table)
+    return sets
 
 
 def seed_list(value):
@@ -279,6 +303,7 @@ class Job:
         }
         if s.noise > 0:
             sets["problem.noise"] = repr(s.noise)
+        sets.update(s.pipeline_sets[self.method])
         sets.update(s.sets)
         return [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
 
@@ -798,7 +823,8 @@ def write_report(runner, jobs, results, plots, run_seconds):
         + (f", objective noise SD {s.noise}" if s.noise > 0 else "")
         + "".join(f", {k} = {v}" for k, v in s.sets.items()) + ")",
         f"- pipelines: " + ", ".join(
-            f"`{m}` ({p.relative_to(REPO_DIR) if p.is_relative_to(REPO_DIR) else p})"
+            f"`{m}` ({p.relative_to(REPO_DIR) if p.is_relative_to(REPO_DIR) else p}"
+            + "".join(f", {k} = {v}" for k, v in s.pipeline_sets[m].items()) + ")"
             for m, p in s.pipelines.items()) if s.pipelines else "- pipelines: none",
         f"- peers: {', '.join(s.peers) if s.peers else 'none'}",
         f"- command: `{shlex.join([Path(sys.argv[0]).name] + sys.argv[1:])}` "

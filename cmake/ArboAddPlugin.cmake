@@ -1,4 +1,5 @@
 # arbo_add_plugin(<target> SOURCES <files...> [LINK <libs...>] [OUTPUT_DIR <dir>] [NO_INSTALL])
+# (and arbo_add_plugin_library, below, for code that several plugins share)
 #
 # Builds one plugin shared object exactly as a third party would: a MODULE library that links
 # only the SDK (never the kernel), hidden visibility so only the entry alias is exported, and
@@ -7,14 +8,7 @@
 function(arbo_add_plugin target)
   cmake_parse_arguments(ARG "NO_INSTALL" "OUTPUT_DIR" "SOURCES;LINK" ${ARGN})
   add_library(${target} MODULE ${ARG_SOURCES})
-  if(TARGET arbo_sdk)
-    target_link_libraries(${target} PRIVATE arbo_sdk ${ARG_LINK})
-  else()
-    target_link_libraries(${target} PRIVATE arbo::sdk ${ARG_LINK})
-  endif()
-  if(COMMAND arbo_set_warnings)
-    arbo_set_warnings(${target})
-  endif()
+  _arbo_link_sdk(${target} PRIVATE ${ARG_LINK})
   if(NOT ARG_OUTPUT_DIR)
     if(ARBO_PLUGIN_OUTPUT_DIR)
       set(ARG_OUTPUT_DIR ${ARBO_PLUGIN_OUTPUT_DIR})
@@ -38,5 +32,35 @@ function(arbo_add_plugin target)
     # Installed under <libdir>/arbo/plugins: the SDK library is two levels up.
     set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/../..")
     install(TARGETS ${target} LIBRARY DESTINATION ${ARBO_PLUGIN_INSTALL_DIR})
+  endif()
+endfunction()
+
+# arbo_add_plugin_library(<target> SOURCES <files...> [LINK <libs...>])
+#
+# A static library of code that several plugins share (plugins/<kind>/common): linked against the
+# SDK like a plugin, position independent and with hidden visibility, so that each plugin linking
+# it gets its own copy and exports nothing of it; its folder is on the include path of whoever
+# links it.
+function(arbo_add_plugin_library target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  _arbo_link_sdk(${target} PUBLIC ${ARG_LINK})
+  set_target_properties(${target} PROPERTIES
+    POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+endfunction()
+
+# _arbo_link_sdk(<target> <PRIVATE|PUBLIC> [libs...]): links the SDK (the in-tree target, or the
+# installed package's arbo::sdk) and `libs`, and applies the project's warnings when in-tree.
+function(_arbo_link_sdk target scope)
+  if(TARGET arbo_sdk)
+    target_link_libraries(${target} ${scope} arbo_sdk ${ARGN})
+  else()
+    target_link_libraries(${target} ${scope} arbo::sdk ${ARGN})
+  endif()
+  if(COMMAND arbo_set_warnings)
+    arbo_set_warnings(${target})
   endif()
 endfunction()

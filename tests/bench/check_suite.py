@@ -193,7 +193,7 @@ def mixed(args):
     suite_dir = args.work_dir
     suite_dir.mkdir(parents=True, exist_ok=True)
     suite = suite_dir / "mixed.toml"
-    pipeline = args.source_dir / "bench" / "pipelines" / "random.toml"
+    pipeline = args.source_dir / "configs" / "quickstart.toml"
     suite.write_text(f"""name = "mixed"
 budget = 12
 initial_design = 4
@@ -203,7 +203,8 @@ peers = ["optuna-tpe", "optuna-random"]
 [set]
 inner_solver.samples = 7
 [pipelines]
-random = "{pipeline}"
+random.file = "{pipeline}"
+random.set.initial_design.method = "random"
 """)
     out = suite_dir / "out"
     run_suite(args, suite, out, "--plugin-path", args.test_plugin_dir)
@@ -213,7 +214,7 @@ random = "{pipeline}"
     by_key = check_rows(rows, {"bench_mixed": problems["bench_mixed"]}, methods, [1, 2], 12)
     check_report(out, ["bench_mixed"], methods,
                  ["Known constraints (bench_mixed)", "maximize", "f* = 2",
-                  "inner_solver.samples = 7"])
+                  "inner_solver.samples = 7", 'initial_design.method = "random"'])
     for key, rs in by_key.items():
         check(all(r["objective"] != "" for r in rs), f"{key}: failed evaluations")
     study = out / "studies" / "random" / "bench_mixed" / "seed1"
@@ -225,26 +226,36 @@ random = "{pipeline}"
         stdout=subprocess.PIPE, text=True, check=False).stdout
     check("samples = 7" in pipeline_shown, "the suite's [set] did not reach the study:\n"
           + pipeline_shown)
+    check('method = "random"' in pipeline_shown,
+          "the pipeline's own set did not reach the study:\n" + pipeline_shown)
 
 
 def suites(args):
-    """Every committed suite passes run_suite.py --check (its pipelines, problems and [set]
-    keys are valid together), and a broken one fails it, naming what is wrong."""
+    """Every committed suite passes run_suite.py --check (its pipelines, problems, [set] and
+    per-pipeline set keys are valid together), and a broken one fails it, naming what is
+    wrong."""
     committed = sorted((args.source_dir / "bench" / "suites").glob("*.toml"))
     check(len(committed) > 0, "no suite under bench/suites")
     for suite in committed:
         out = run_suite(args, suite, args.work_dir / suite.stem, "--check")
         check(" 0 failed" in out, f"{suite.name}: --check reported failures")
     bad = args.work_dir / "bad.toml"
-    pipeline = (args.source_dir / "bench" / "pipelines" / "random_projected.toml").resolve()
+    pipeline = (args.source_dir / "configs" / "quickstart.toml").resolve()
     bad.write_text(f'name = "bad"\nbudget = 10\nseeds = [1]\nproblems = ["branin", "nosuch"]\n'
                    f'[set]\ninner_solver.projection_time_limt = 1.0\n'
-                   f'[pipelines]\nrandom = "{pipeline}"\n')
+                   f'[pipelines]\nrandom.file = "{pipeline}"\n'
+                   f'random.set.model_solver.plugin = "glpk_bnb"\n')
     out = run_suite(args, bad, args.work_dir / "bad", "--check", expect_exit=1)
     check("nosuch: problem is not loaded" in out, "the unknown problem is not named")
     check("random / branin: arbo check exit" in out and "projection_time_limt" in out,
           "the unknown [set] key is not named")
     check("2 failed" in out, "a broken suite: not 2 failures")
+    # A pipeline table must name its file, and only file and set.
+    typo = args.work_dir / "typo.toml"
+    typo.write_text(f'name = "typo"\nbudget = 10\nseeds = [1]\nproblems = ["branin"]\n'
+                    f'[pipelines]\nrandom.fil = "{pipeline}"\n')
+    out = run_suite(args, typo, args.work_dir / "typo", "--check", expect_exit=1)
+    check("pipelines.random" in out and "fil" in out, "a misspelt pipeline table is not named")
 
 
 def main():

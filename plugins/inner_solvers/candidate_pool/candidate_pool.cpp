@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "candidate_pool.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
 #include <arbo/sdk/capabilities/acquisition.hpp>
 
@@ -82,23 +80,8 @@ sdk::Proposal CandidatePool::maximize(const sdk::SolveRequest& request) {
     result.note = "no candidate satisfies the known constraints";
     return result;
   }
-  const auto pool = pool_.topRows(filled_);
-  request.acquisition->values(pool, values_);
-  Eigen::Index best = -1;
-  for (Eigen::Index i = 0; i < filled_; ++i) {
-    if (std::isnan(values_[i])) continue;
-    if (best < 0 || values_[i] > values_[best]) best = i;  // first of equal values wins
-  }
-  result.found = true;
-  if (best < 0) {
-    best = 0;
-    result.note = "acquisition returned NaN at every candidate; proposing the first one";
-  } else {
-    result.note = fmt::format("best of {} {} candidates", filled_, source);
-  }
-  result.x = pool_.row(best).transpose();
-  result.value = values_[best];
-  return result;
+  return propose_best(*request.acquisition, pool_.topRows(filled_), values_,
+                      fmt::format("best of {} {} candidates", filled_, source));
 }
 
 }  // namespace arbo::plugins

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include <fmt/format.h>
 #include <arbo/sdk/projection.hpp>
@@ -153,8 +154,7 @@ sdk::Proposal FeasibleSampler::propose_first_feasible(const sdk::SolveRequest& r
   sdk::Proposal result;
   const FirstFeasible first = first_feasible(request, max_tries, projections);
   if (!first.found) {
-    result.note =
-        fmt::format("no point satisfies the known constraints in {} uniform draws", first.tries);
+    result.note = no_feasible_point_note(first.tries);
     return result;
   }
   result.found = true;
@@ -162,6 +162,32 @@ sdk::Proposal FeasibleSampler::propose_first_feasible(const sdk::SolveRequest& r
   // Each solver words the projected case its own way (its log notes are part of its output).
   result.note = first.projected ? fmt::format(fmt::runtime(projected_note), first.tries)
                                 : fmt::format("first feasible point after {} draws", first.tries);
+  return result;
+}
+
+std::string no_feasible_point_note(std::int64_t tries) {
+  return fmt::format("no point satisfies the known constraints in {} uniform draws", tries);
+}
+
+sdk::Proposal propose_best(const sdk::Acquisition& acquisition, const Eigen::MatrixXd& candidates,
+                           Eigen::VectorXd& values, std::string note) {
+  acquisition.values(candidates, values);
+  Eigen::Index best = -1;
+  for (Eigen::Index i = 0; i < candidates.rows(); ++i) {
+    if (std::isnan(values[i])) continue;
+    if (best < 0 || values[i] > values[best]) best = i;  // first of equal values wins
+  }
+  sdk::Proposal result;
+  result.found = true;
+  if (best < 0) {
+    // The acquisition broke its finiteness contract everywhere; any feasible point will do.
+    best = 0;
+    result.note = "acquisition returned NaN at every candidate; proposing the first one";
+  } else {
+    result.note = std::move(note);
+  }
+  result.x = candidates.row(best).transpose();
+  result.value = values[best];
   return result;
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// @brief Uniform sampling of a space subject to its known constraints, shared by the
-/// black-box inner solvers (inner_solver/random, inner_solver/sampling,
-/// inner_solver/nelder_mead, inner_solver/candidate_pool) so that they draw, check, project and
-/// fill candidate pools the same way.
+/// @brief Uniform sampling of a space subject to its known constraints, and the scoring of a
+/// candidate pool, shared by the black-box inner solvers (inner_solver/random,
+/// inner_solver/sampling, inner_solver/nelder_mead, inner_solver/candidate_pool) so that they
+/// draw, check, project, fill and score candidate pools the same way.
 ///
 /// Random streams: every draw takes `space.size()` values of
 /// `std::uniform_real_distribution<double>(0, 1)` from `Context::rng()`, coordinate 0 first,
@@ -12,11 +12,13 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include <arbo/sdk/acquisition.hpp>
 #include <arbo/sdk/context.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 #include <arbo/sdk/params.hpp>
@@ -144,5 +146,19 @@ class FeasibleSampler {
   Eigen::MatrixXd pool_;
   Eigen::VectorXd pool_violation_;
 };
+
+/// The note of a call that found no candidate satisfying the known constraints: "no point
+/// satisfies the known constraints in N uniform draws" (N = `tries`).
+std::string no_feasible_point_note(std::int64_t tries);
+
+/// Scores `candidates` (one per row; at least one row) with one `acquisition.values` call into
+/// `values` and proposes the row with the largest value: the first of equal values, and never a
+/// NaN value. The proposal is found, with `x` the row, `value` its value and `note` as given;
+/// when every value is NaN (the acquisition broke its finiteness contract) the first row is
+/// proposed, since any feasible point will do, with the note "acquisition returned NaN at every
+/// candidate; proposing the first one". O(rows) after the acquisition call; allocates only the
+/// proposal's point (and `values` when its size changes).
+sdk::Proposal propose_best(const sdk::Acquisition& acquisition, const Eigen::MatrixXd& candidates,
+                           Eigen::VectorXd& values, std::string note);
 
 }  // namespace arbo::plugins

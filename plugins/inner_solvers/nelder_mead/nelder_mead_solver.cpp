@@ -147,8 +147,7 @@ sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
   const Eigen::VectorXd& pool_violation = sampler_.pool_violation();
   const Eigen::Index n = pool.rows();
   if (n == 0) {
-    result.note =
-        fmt::format("no point satisfies the known constraints in {} uniform draws", tries);
+    result.note = no_feasible_point_note(tries);
     return result;
   }
   request.acquisition->values(pool, pool_values_);

@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 
-#include <arbo/sdk/error.hpp>
-
 namespace arbo::plugins {
 
 namespace {
@@ -28,13 +26,6 @@ sdk::Space mixed_space(int num_int, std::int64_t int_lo, std::int64_t int_hi, in
   return sdk::Space(std::move(p));
 }
 
-void check_size(const Eigen::VectorXd& x, const sdk::Space& space, const char* id) {
-  if (x.size() != static_cast<Eigen::Index>(space.size())) {
-    throw sdk::InvalidArgument(
-        fmt::format("problem/{}: evaluate() needs {} coordinates", id, space.size()));
-  }
-}
-
 double rosenbrock_at_z(const Eigen::VectorXd& z) {
   double f = 0.0;
   for (Eigen::Index k = 0; k + 1 < z.size(); ++k) {
@@ -53,13 +44,9 @@ constexpr double kRosenbrockOptimizerReals[kRosenbrockReals] = {
 
 }  // namespace
 
-const sdk::ParamSpecList& DiscreteAckley13::params() {
-  static const sdk::ParamSpecList specs;
-  return specs;
-}
-
 DiscreteAckley13::DiscreteAckley13(const sdk::CreateArgs&)
-    : space_(mixed_space(kAckleyInts, 0, 1, kAckleyReals, -1.0, 1.0)) {}
+    : BenchmarkProblem("discrete_ackley13",
+                       mixed_space(kAckleyInts, 0, 1, kAckleyReals, -1.0, 1.0)) {}
 
 sdk::ProblemInfo DiscreteAckley13::info() const {
   sdk::ProblemInfo i;
@@ -77,7 +64,7 @@ sdk::ProblemInfo DiscreteAckley13::info() const {
 }
 
 void DiscreteAckley13::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  check_size(x, space_, "discrete_ackley13");
+  prepare(x, out);
   constexpr double d = kAckleyInts + kAckleyReals;
   double squares = 0.0;
   double cosines = 0.0;
@@ -88,16 +75,11 @@ void DiscreteAckley13::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) 
   }
   out.objective = -20.0 * std::exp(-0.2 * std::sqrt(squares / d)) - std::exp(cosines / d) + 20.0 +
                   std::numbers::e;
-  out.constraints.resize(0);
-}
-
-const sdk::ParamSpecList& DiscreteRosenbrock10::params() {
-  static const sdk::ParamSpecList specs;
-  return specs;
 }
 
 DiscreteRosenbrock10::DiscreteRosenbrock10(const sdk::CreateArgs&)
-    : space_(mixed_space(kRosenbrockInts, -1, 2, kRosenbrockReals, -5.0, 10.0)) {}
+    : BenchmarkProblem("discrete_rosenbrock10",
+                       mixed_space(kRosenbrockInts, -1, 2, kRosenbrockReals, -5.0, 10.0)) {}
 
 sdk::ProblemInfo DiscreteRosenbrock10::info() const {
   sdk::ProblemInfo i;
@@ -112,11 +94,10 @@ sdk::ProblemInfo DiscreteRosenbrock10::info() const {
 }
 
 void DiscreteRosenbrock10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  check_size(x, space_, "discrete_rosenbrock10");
+  prepare(x, out);
   Eigen::VectorXd z = x;
   z.head(kRosenbrockInts) *= 5.0;
   out.objective = rosenbrock_at_z(z);
-  out.constraints.resize(0);
 }
 
 }  // namespace arbo::plugins

@@ -89,8 +89,8 @@ const sdk::ParamSpecList& PestControl::params() {
 }
 
 PestControl::PestControl(const sdk::CreateArgs& args)
-    : context_(args.context),
-      space_(pest_space()),
+    : BenchmarkProblem("pest_control", pest_space()),
+      context_(args.context),
       seed_(static_cast<std::uint64_t>(args.params.get_int("seed"))),
       stochastic_(args.params.get_bool("stochastic")) {}
 
@@ -104,9 +104,7 @@ sdk::ProblemInfo PestControl::info() const {
 }
 
 void PestControl::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  if (x.size() != kStages) {
-    throw sdk::InvalidArgument("problem/pest_control: evaluate() needs 25 coordinates");
-  }
+  prepare(x, out);
   std::array<int, kStages> h{};
   for (int s = 0; s < kStages; ++s) {
     const long c = std::lround(x[s]);
@@ -118,7 +116,6 @@ void PestControl::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   }
   const std::uint64_t seed = stochastic_ ? context_.rng()() : seed_;
   out.objective = simulate(h, seed);
-  out.constraints.resize(0);
 }
 
 }  // namespace arbo::plugins

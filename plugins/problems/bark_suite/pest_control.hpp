@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include <arbo/sdk/problem.hpp>
+#include "benchmark_problem.hpp"
 
 namespace arbo::plugins {
 
@@ -25,18 +25,16 @@ namespace arbo::plugins {
 /// fractions, then per stage 100 uniforms for the spread and 100 for the pesticide (drawn
 /// whether or not a pesticide is applied, so the streams of two schedules stay aligned), all
 /// turned into Beta(1, b) draws by inversion, 1 - (1 - u)^(1/b).
-class PestControl final : public sdk::Problem {
+class PestControl final : public problems_common::BenchmarkProblem {
  public:
   explicit PestControl(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();
 
-  const sdk::Space& space() const override { return space_; }
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 
  private:
   sdk::Context& context_;
-  sdk::Space space_;
   std::uint64_t seed_;
   bool stochastic_;
 };

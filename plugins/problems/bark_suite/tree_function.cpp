@@ -181,8 +181,10 @@ sdk::Space forest_space(int num_real, int num_categorical) {
   return sdk::Space(std::move(p));
 }
 
-sdk::ParamSpecList forest_params() {
-  return {
+}  // namespace
+
+const sdk::ParamSpecList& TreeForestProblem::params() {
+  static const sdk::ParamSpecList specs = {
       sdk::ParamSpec::integer("seed",
                               "Seed of the forest (PortableRng: std::mt19937_64 with the "
                               "plugin's own transforms, identical on every machine)",
@@ -190,19 +192,18 @@ sdk::ParamSpecList forest_params() {
       sdk::ParamSpec::integer("num_trees", "Number of trees m (50 in the BARK paper)", 50, 1, 100)
           .as_advanced(),
   };
+  return specs;
 }
 
-}  // namespace
-
 TreeForestProblem::TreeForestProblem(std::string id, int num_real, int num_categorical,
-                                     std::uint64_t seed, int num_trees)
-    : id_(std::move(id)),
+                                     const sdk::ParamSet& values)
+    : BenchmarkProblem(std::move(id), forest_space(num_real, num_categorical)),
       num_real_(num_real),
       num_categorical_(num_categorical),
-      seed_(seed),
-      space_(forest_space(num_real, num_categorical)) {
+      seed_(static_cast<std::uint64_t>(values.get_int("seed"))) {
+  const auto num_trees = static_cast<int>(values.get_int("num_trees"));
   const int num_features = num_real + num_categorical;
-  problems_common::PortableRng rng(seed);
+  problems_common::PortableRng rng(seed_);
   trees_.resize(static_cast<std::size_t>(num_trees));
   for (auto& tree : trees_) grow(tree, 0, num_features, num_real, rng);
   minimize();
@@ -229,7 +230,7 @@ void TreeForestProblem::minimize() {
     throw sdk::Error(
         fmt::format("problem/{}: the optimal cell's centre evaluates to {} but the "
                     "branch and bound found {}",
-                    id_, optimum_, best));
+                    id(), optimum_, best));
   }
 }
 
@@ -266,32 +267,14 @@ sdk::ProblemInfo TreeForestProblem::info() const {
 }
 
 void TreeForestProblem::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  if (x.size() != static_cast<Eigen::Index>(space_.size())) {
-    throw sdk::InvalidArgument(
-        fmt::format("problem/{}: evaluate() needs {} coordinates", id_, space_.size()));
-  }
+  prepare(x, out);
   out.objective = value_at(x);
-  out.constraints.resize(0);
-}
-
-const sdk::ParamSpecList& TreeFunction::params() {
-  static const sdk::ParamSpecList specs = forest_params();
-  return specs;
 }
 
 TreeFunction::TreeFunction(const sdk::CreateArgs& args)
-    : TreeForestProblem("tree_function", 10, 0,
-                        static_cast<std::uint64_t>(args.params.get_int("seed")),
-                        static_cast<int>(args.params.get_int("num_trees"))) {}
-
-const sdk::ParamSpecList& TreeFunctionCat::params() {
-  static const sdk::ParamSpecList specs = forest_params();
-  return specs;
-}
+    : TreeForestProblem("tree_function", 10, 0, args.params) {}
 
 TreeFunctionCat::TreeFunctionCat(const sdk::CreateArgs& args)
-    : TreeForestProblem("tree_function_cat", 10, 10,
-                        static_cast<std::uint64_t>(args.params.get_int("seed")),
-                        static_cast<int>(args.params.get_int("num_trees"))) {}
+    : TreeForestProblem("tree_function_cat", 10, 10, args.params) {}
 
 }  // namespace arbo::plugins

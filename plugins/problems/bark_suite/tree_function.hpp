@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <arbo/sdk/problem.hpp>
+#include "benchmark_problem.hpp"
 
 namespace arbo::plugins {
 
@@ -24,9 +24,11 @@ namespace arbo::plugins {
 /// The global minimum is computed exactly at construction by branch and bound over the trees'
 /// cells (the bound is the sum of the smallest leaf of every remaining tree that the current
 /// cell can still reach), so `info()` reports f* and the centre of an optimal cell.
-class TreeForestProblem : public sdk::Problem {
+class TreeForestProblem : public problems_common::BenchmarkProblem {
  public:
-  const sdk::Space& space() const override { return space_; }
+  /// `seed` (the forest's PortableRng seed) and `num_trees` (m), for both members of the family.
+  static const sdk::ParamSpecList& params();
+
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 
@@ -40,18 +42,16 @@ class TreeForestProblem : public sdk::Problem {
   };
 
  protected:
-  TreeForestProblem(std::string id, int num_real, int num_categorical, std::uint64_t seed,
-                    int num_trees);
+  /// Draws the forest from `values` (of `params()`) and finds its minimum.
+  TreeForestProblem(std::string id, int num_real, int num_categorical, const sdk::ParamSet& values);
 
  private:
   double value_at(const Eigen::VectorXd& x) const;
   void minimize();
 
-  std::string id_;
   int num_real_;
   int num_categorical_;
   std::uint64_t seed_;
-  sdk::Space space_;
   std::vector<std::vector<Node>> trees_;
   double optimum_ = 0.0;
   Eigen::VectorXd optimizer_;
@@ -61,7 +61,6 @@ class TreeForestProblem : public sdk::Problem {
 class TreeFunction final : public TreeForestProblem {
  public:
   explicit TreeFunction(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
 };
 
 /// D = 20: 10 reals in [0, 1] and 10 categoricals with 5 categories (BARK Table 5,
@@ -69,7 +68,6 @@ class TreeFunction final : public TreeForestProblem {
 class TreeFunctionCat final : public TreeForestProblem {
  public:
   explicit TreeFunctionCat(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
 };
 
 }  // namespace arbo::plugins

@@ -3,9 +3,6 @@
 
 #include <cmath>
 #include <numbers>
-#include <random>
-
-#include <arbo/sdk/error.hpp>
 
 namespace arbo::plugins {
 
@@ -23,30 +20,28 @@ sdk::Space branin_space() {
       {sdk::Parameter::real("x1", -5.0, 10.0), sdk::Parameter::real("x2", 0.0, 15.0)});
 }
 
-const sdk::ParamSpecList& Branin::params() {
-  static const sdk::ParamSpecList specs;
-  return specs;
+std::vector<Eigen::VectorXd> branin_minimizers() {
+  constexpr double pi = std::numbers::pi;
+  return {Eigen::Vector2d(pi, 2.275), Eigen::Vector2d(-pi, 12.275),
+          Eigen::Vector2d(3.0 * pi, 2.475)};
 }
 
-Branin::Branin(const sdk::CreateArgs& args) : space_(branin_space()) {}
+double branin_optimum() noexcept { return 10.0 / (8.0 * std::numbers::pi); }
+
+Branin::Branin(const sdk::CreateArgs&) : BenchmarkProblem("branin", branin_space()) {}
 
 sdk::ProblemInfo Branin::info() const {
-  constexpr double pi = std::numbers::pi;
-  sdk::ProblemInfo i;
-  i.source =
-      "Branin & Hoo (1972), as defined in the Mondrian/Nelder-Mead thesis (Braun 2022), "
-      "Table 6.1 and App. A";
   // At each minimizer the squared bracket vanishes and cos x1 = -1, so f* = 10/(8 pi) exactly.
-  i.optimum = 10.0 / (8.0 * pi);
-  i.optimizers = {Eigen::Vector2d(pi, 2.275), Eigen::Vector2d(-pi, 12.275),
-                  Eigen::Vector2d(3.0 * pi, 2.475)};
-  return i;
+  return {.source =
+              "Branin & Hoo (1972), as defined in the Mondrian/Nelder-Mead thesis (Braun 2022), "
+              "Table 6.1 and App. A",
+          .optimum = branin_optimum(),
+          .optimizers = branin_minimizers()};
 }
 
 void Branin::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  if (x.size() != 2) throw sdk::InvalidArgument("problem/branin: evaluate() needs 2 coordinates");
+  prepare(x, out);
   out.objective = branin_value(x[0], x[1]);
-  out.constraints.resize(0);
 }
 
 }  // namespace arbo::plugins

@@ -2,9 +2,6 @@
 #include "hartmann6.hpp"
 
 #include <cmath>
-#include <random>
-
-#include <arbo/sdk/error.hpp>
 
 namespace arbo::plugins {
 
@@ -20,20 +17,10 @@ constexpr double kP[4][6] = {{0.1312, 0.1696, 0.5569, 0.0124, 0.8283, 0.5886},
                              {0.2348, 0.1451, 0.3522, 0.2883, 0.3047, 0.6650},
                              {0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381}};
 
-sdk::Space hartmann_space() {
-  std::vector<sdk::Parameter> p;
-  for (int j = 1; j <= 6; ++j) p.push_back(sdk::Parameter::real("x" + std::to_string(j), 0.0, 1.0));
-  return sdk::Space(std::move(p));
-}
-
 }  // namespace
 
-const sdk::ParamSpecList& Hartmann6::params() {
-  static const sdk::ParamSpecList specs;
-  return specs;
-}
-
-Hartmann6::Hartmann6(const sdk::CreateArgs& args) : space_(hartmann_space()) {}
+Hartmann6::Hartmann6(const sdk::CreateArgs&)
+    : BenchmarkProblem("hartmann6", problems_common::real_cube(6, 0.0, 1.0, 1)) {}
 
 sdk::ProblemInfo Hartmann6::info() const {
   sdk::ProblemInfo i;
@@ -48,8 +35,7 @@ sdk::ProblemInfo Hartmann6::info() const {
 }
 
 void Hartmann6::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  if (x.size() != 6)
-    throw sdk::InvalidArgument("problem/hartmann6: evaluate() needs 6 coordinates");
+  prepare(x, out);
   double f = 0.0;
   for (int i = 0; i < 4; ++i) {
     double inner = 0.0;
@@ -60,7 +46,6 @@ void Hartmann6::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
     f -= kC[i] * std::exp(-inner);
   }
   out.objective = f;
-  out.constraints.resize(0);
 }
 
 }  // namespace arbo::plugins

@@ -48,16 +48,16 @@ std::vector<sdk::KnownConstraintSpec> alkylation_specs() {
 }  // namespace
 
 Alkylation::Alkylation(const sdk::CreateArgs&)
-    : KnownConstrainedProblem(real_box({{0.0, 2000.0},
+    : KnownConstrainedProblem("alkylation",
+                              real_box({{0.0, 2000.0},
                                         {0.0, 16000.0},
                                         {0.0, 120.0},
                                         {0.0, 5000.0},
                                         {90.0, 95.0},
                                         {0.01, 4.0},
-                                        {145.0, 162.0}}),
+                                        {145.0, 162.0}},
+                                       0),
                               alkylation_specs()) {}
-
-const sdk::ParamSpecList& Alkylation::params() { return no_params(); }
 
 sdk::ProblemInfo Alkylation::info() const {
   sdk::ProblemInfo i;
@@ -77,15 +77,14 @@ sdk::ProblemInfo Alkylation::info() const {
 }
 
 void Alkylation::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, 7, "alkylation");
+  prepare(x, out);
   const double a = 1.22 * x[3] - x[0];
   // Negative profit ($/day): alkylate value minus olefin, recycle, acid and make-up costs.
   out.objective = -(0.063 * x[3] * x[4] - 5.04 * x[0] - 0.035 * x[1] - 10.0 * x[2] - 3.36 * a);
-  out.constraints.resize(0);
 }
 
 void Alkylation::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  prepare(x, out, "alkylation");
+  prepare_known(x, out);
   const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5], x6 = x[6];
   // c = p / x0 and b = 98000 x2 / d; both denominators are >= 0 on the box (x5 >= 0.01), so
   // multiplying through keeps every inequality's direction. The reference code divides instead.

@@ -21,7 +21,6 @@ namespace arbo::plugins::leafgp {
 class Alkylation final : public KnownConstrainedProblem {
  public:
   explicit Alkylation(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
   void known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const override;

@@ -22,18 +22,11 @@ std::string hedar_source(const char* name, const char* cec_name) {
       name, cec_name);
 }
 
-Eigen::VectorXd vec(std::initializer_list<double> v) {
-  Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
-  Eigen::Index i = 0;
-  for (double t : v) x[i++] = t;
-  return x;
-}
-
 // ---------------------------------------------------------------------------------- G1
 sdk::Space g1_space() {
   std::vector<std::pair<double, double>> b(13, {0.0, 1.0});
   b[9] = b[10] = b[11] = {0.0, 100.0};
-  return real_box(b);
+  return real_box(b, 0);
 }
 
 std::vector<sdk::KnownConstraintSpec> g1_specs(int g6_coefficient) {
@@ -93,7 +86,7 @@ sdk::Space g10_space() {
   std::vector<std::pair<double, double>> b(8, {10.0, 1000.0});
   b[0] = {100.0, 10000.0};
   b[1] = b[2] = {1000.0, 10000.0};
-  return real_box(b);
+  return real_box(b, 0);
 }
 
 std::vector<sdk::KnownConstraintSpec> g10_specs() {
@@ -114,7 +107,7 @@ double sq(double t) { return t * t; }
 // ------------------------------------------------------------------------------------ G1
 
 G1::G1(const sdk::CreateArgs& args)
-    : KnownConstrainedProblem(g1_space(), g1_specs(uses_leafgp_code(args.params) ? 3 : 8)),
+    : KnownConstrainedProblem("g1", g1_space(), g1_specs(uses_leafgp_code(args.params) ? 3 : 8)),
       g6_coefficient_(uses_leafgp_code(args.params) ? 3.0 : 8.0) {}
 
 const sdk::ParamSpecList& G1::params() { return variant_params(); }
@@ -133,16 +126,15 @@ sdk::ProblemInfo G1::info() const {
 }
 
 void G1::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, 13, "g1");
+  prepare(x, out);
   double f = 0.0;
   for (Eigen::Index i = 0; i < 4; ++i) f += 5.0 * x[i] - 5.0 * x[i] * x[i];
   for (Eigen::Index i = 4; i < 13; ++i) f -= x[i];
   out.objective = f;
-  out.constraints.resize(0);
 }
 
 void G1::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  prepare(x, out, "g1");
+  prepare_known(x, out);
   out[0] = 2 * x[0] + 2 * x[1] + x[9] + x[10] - 10;
   out[1] = 2 * x[0] + 2 * x[2] + x[9] + x[11] - 10;
   out[2] = 2 * x[1] + 2 * x[2] + x[10] + x[11] - 10;
@@ -157,9 +149,8 @@ void G1::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
 
 // ------------------------------------------------------------------------------------ G3
 
-G3::G3(const sdk::CreateArgs&) : KnownConstrainedProblem(real_cube(5, 0.0, 1.0), g3_specs()) {}
-
-const sdk::ParamSpecList& G3::params() { return no_params(); }
+G3::G3(const sdk::CreateArgs&)
+    : KnownConstrainedProblem("g3", real_cube(5, 0.0, 1.0, 0), g3_specs()) {}
 
 sdk::ProblemInfo G3::info() const {
   sdk::ProblemInfo i;
@@ -170,15 +161,14 @@ sdk::ProblemInfo G3::info() const {
 }
 
 void G3::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, 5, "g3");
+  prepare(x, out);
   // The original (Michalewicz) maximizes (sqrt n)^n prod x_i; CEC 2006 and the reference code
   // minimize its negative, and so does arbo.
   out.objective = -std::pow(std::sqrt(5.0), 5) * x.prod();
-  out.constraints.resize(0);
 }
 
 void G3::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  prepare(x, out, "g3");
+  prepare_known(x, out);
   out[0] = sq(x[0]) + sq(x[1]) + sq(x[2]) + sq(x[3]) + sq(x[4]) - 1;
 }
 
@@ -186,10 +176,9 @@ void G3::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
 
 G4::G4(const sdk::CreateArgs&)
     : KnownConstrainedProblem(
-          real_box({{78.0, 102.0}, {33.0, 45.0}, {27.0, 45.0}, {27.0, 45.0}, {27.0, 45.0}}),
+          "g4",
+          real_box({{78.0, 102.0}, {33.0, 45.0}, {27.0, 45.0}, {27.0, 45.0}, {27.0, 45.0}}, 0),
           g4_specs()) {}
-
-const sdk::ParamSpecList& G4::params() { return no_params(); }
 
 sdk::ProblemInfo G4::info() const {
   sdk::ProblemInfo i;
@@ -201,13 +190,12 @@ sdk::ProblemInfo G4::info() const {
 }
 
 void G4::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, 5, "g4");
+  prepare(x, out);
   out.objective = 5.3578547 * x[2] * x[2] + 0.8356891 * x[0] * x[4] + 37.293239 * x[0] - 40792.141;
-  out.constraints.resize(0);
 }
 
 void G4::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  prepare(x, out, "g4");
+  prepare_known(x, out);
   const double u =
       85.334407 + 0.0056858 * x[1] * x[4] + 0.0006262 * x[0] * x[3] - 0.0022053 * x[2] * x[4];
   const double v =
@@ -225,9 +213,7 @@ void G4::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
 // ------------------------------------------------------------------------------------ G6
 
 G6::G6(const sdk::CreateArgs&)
-    : KnownConstrainedProblem(real_box({{13.0, 100.0}, {0.0, 100.0}}), g6_specs()) {}
-
-const sdk::ParamSpecList& G6::params() { return no_params(); }
+    : KnownConstrainedProblem("g6", real_box({{13.0, 100.0}, {0.0, 100.0}}, 0), g6_specs()) {}
 
 sdk::ProblemInfo G6::info() const {
   sdk::ProblemInfo i;
@@ -241,22 +227,20 @@ sdk::ProblemInfo G6::info() const {
 }
 
 void G6::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, 2, "g6");
+  prepare(x, out);
   out.objective = std::pow(x[0] - 10.0, 3) + std::pow(x[1] - 20.0, 3);
-  out.constraints.resize(0);
 }
 
 void G6::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  prepare(x, out, "g6");
+  prepare_known(x, out);
   out[0] = 100 - (sq(x[0] - 5) + sq(x[1] - 5));
   out[1] = sq(x[0] - 6) + sq(x[1] - 5) - 82.81;
 }
 
 // ------------------------------------------------------------------------------------ G7
 
-G7::G7(const sdk::CreateArgs&) : KnownConstrainedProblem(real_cube(10, -10.0, 10.0), g7_specs()) {}
-
-const sdk::ParamSpecList& G7::params() { return no_params(); }
+G7::G7(const sdk::CreateArgs&)
+    : KnownConstrainedProblem("g7", real_cube(10, -10.0, 10.0, 0), g7_specs()) {}
 
 sdk::ProblemInfo G7::info() const {
   sdk::ProblemInfo i;
@@ -270,15 +254,14 @@ sdk::ProblemInfo G7::info() const {
 }
 
 void G7::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, 10, "g7");
+  prepare(x, out);
   out.objective = sq(x[0]) + sq(x[1]) + x[0] * x[1] - 14 * x[0] - 16 * x[1] + sq(x[2] - 10) +
                   4 * sq(x[3] - 5) + sq(x[4] - 3) + 2 * sq(x[5] - 1) + 5 * sq(x[6]) +
                   7 * sq(x[7] - 11) + 2 * sq(x[8] - 10) + sq(x[9] - 7) + 45;
-  out.constraints.resize(0);
 }
 
 void G7::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  prepare(x, out, "g7");
+  prepare_known(x, out);
   out[0] = 4 * x[0] + 5 * x[1] - 3 * x[6] + 9 * x[7] - 105;
   out[1] = 10 * x[0] - 8 * x[1] - 17 * x[6] + 2 * x[7];
   out[2] = 2 * x[1] - 8 * x[0] + 5 * x[8] - 2 * x[9] - 12;
@@ -291,9 +274,7 @@ void G7::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
 
 // ----------------------------------------------------------------------------------- G10
 
-G10::G10(const sdk::CreateArgs&) : KnownConstrainedProblem(g10_space(), g10_specs()) {}
-
-const sdk::ParamSpecList& G10::params() { return no_params(); }
+G10::G10(const sdk::CreateArgs&) : KnownConstrainedProblem("g10", g10_space(), g10_specs()) {}
 
 sdk::ProblemInfo G10::info() const {
   sdk::ProblemInfo i;
@@ -307,13 +288,12 @@ sdk::ProblemInfo G10::info() const {
 }
 
 void G10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, 8, "g10");
+  prepare(x, out);
   out.objective = x[0] + x[1] + x[2];
-  out.constraints.resize(0);
 }
 
 void G10::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  prepare(x, out, "g10");
+  prepare_known(x, out);
   out[0] = 0.0025 * (x[3] + x[5]) - 1;
   out[1] = 0.0025 * (x[4] + x[6] - x[3]) - 1;
   out[2] = 0.01 * (x[7] - x[4]) - 1;

@@ -28,7 +28,6 @@ class G1 final : public KnownConstrainedProblem {
 class G3 final : public KnownConstrainedProblem {
  public:
   explicit G3(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
   void known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const override;
@@ -39,7 +38,6 @@ class G3 final : public KnownConstrainedProblem {
 class G4 final : public KnownConstrainedProblem {
  public:
   explicit G4(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
   void known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const override;
@@ -50,7 +48,6 @@ class G4 final : public KnownConstrainedProblem {
 class G6 final : public KnownConstrainedProblem {
  public:
   explicit G6(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
   void known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const override;
@@ -60,7 +57,6 @@ class G6 final : public KnownConstrainedProblem {
 class G7 final : public KnownConstrainedProblem {
  public:
   explicit G7(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
   void known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const override;
@@ -70,7 +66,6 @@ class G7 final : public KnownConstrainedProblem {
 class G10 final : public KnownConstrainedProblem {
  public:
   explicit G10(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
   void known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const override;

@@ -28,7 +28,8 @@ std::vector<sdk::KnownConstraintSpec> vessel_specs(bool leafgp_code) {
 }  // namespace
 
 PressureVessel::PressureVessel(const sdk::CreateArgs& args)
-    : KnownConstrainedProblem(vessel_space(), vessel_specs(uses_leafgp_code(args.params))),
+    : KnownConstrainedProblem("pressure_vessel", vessel_space(),
+                              vessel_specs(uses_leafgp_code(args.params))),
       leafgp_code_(uses_leafgp_code(args.params)) {}
 
 const sdk::ParamSpecList& PressureVessel::params() { return variant_params(); }
@@ -58,7 +59,7 @@ sdk::ProblemInfo PressureVessel::info() const {
 }
 
 void PressureVessel::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, 4, "pressure_vessel");
+  prepare(x, out);
   const double ts = 0.0625 * x[0];
   const double th = 0.0625 * x[1];
   const double r = x[2];
@@ -68,11 +69,10 @@ void PressureVessel::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   const double first = leafgp_code_ ? x[0] : ts;
   out.objective =
       0.6224 * first * r * l + 1.7781 * th * r * r + 3.1661 * l * ts * ts + 19.84 * r * ts * ts;
-  out.constraints.resize(0);
 }
 
 void PressureVessel::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  prepare(x, out, "pressure_vessel");
+  prepare_known(x, out);
   constexpr double pi = std::numbers::pi;
   out[0] = 0.0193 * x[2] - 0.0625 * x[0];
   // See vessel_specs: the reference code's g2 uses L = x3 (digest §9).

@@ -33,69 +33,57 @@ std::string source_of(const char* name) { return fmt::format("{}: {}", name, kTa
 
 }  // namespace
 
-Rastrigin10::Rastrigin10(const sdk::CreateArgs&) : space_(real_cube(kDim, -4.0, 5.0)) {}
-
-const sdk::ParamSpecList& Rastrigin10::params() { return no_params(); }
+Rastrigin10::Rastrigin10(const sdk::CreateArgs&)
+    : BenchmarkProblem("rastrigin10", real_cube(kDim, -4.0, 5.0, 0)) {}
 
 sdk::ProblemInfo Rastrigin10::info() const {
-  sdk::ProblemInfo i;
-  i.source = source_of("Rastrigin 10-D");
-  i.optimum = 0.0;
-  i.optimizers = {Eigen::VectorXd::Zero(kDim)};
-  return i;
+  return {.source = source_of("Rastrigin 10-D"),
+          .optimum = 0.0,
+          .optimizers = {Eigen::VectorXd::Zero(kDim)}};
 }
 
 void Rastrigin10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, kDim, "rastrigin10");
+  prepare(x, out);
   double f = 10.0 * kDim;
   for (Eigen::Index i = 0; i < kDim; ++i) {
     f += x[i] * x[i] - 10.0 * std::cos(2.0 * std::numbers::pi * x[i]);
   }
   out.objective = f;
-  out.constraints.resize(0);
 }
 
-Schwefel10::Schwefel10(const sdk::CreateArgs&) : space_(real_cube(kDim, -500.0, 500.0)) {}
-
-const sdk::ParamSpecList& Schwefel10::params() { return no_params(); }
+Schwefel10::Schwefel10(const sdk::CreateArgs&)
+    : BenchmarkProblem("schwefel10", real_cube(kDim, -500.0, 500.0, 0)) {}
 
 sdk::ProblemInfo Schwefel10::info() const {
-  sdk::ProblemInfo i;
-  i.source = source_of("Schwefel 10-D");
-  i.optimum = kSchwefelOptimum;
-  i.optimizers = {Eigen::VectorXd::Constant(kDim, kSchwefelArgmax)};
-  return i;
+  return {.source = source_of("Schwefel 10-D"),
+          .optimum = kSchwefelOptimum,
+          .optimizers = {Eigen::VectorXd::Constant(kDim, kSchwefelArgmax)}};
 }
 
 void Schwefel10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, kDim, "schwefel10");
+  prepare(x, out);
   double s = 0.0;
   for (Eigen::Index i = 0; i < kDim; ++i) s += x[i] * std::sin(std::sqrt(std::abs(x[i])));
   out.objective = 418.9829 * kDim - s;
-  out.constraints.resize(0);
 }
 
-StyblinskiTang10::StyblinskiTang10(const sdk::CreateArgs&) : space_(real_cube(kDim, -5.0, 5.0)) {}
-
-const sdk::ParamSpecList& StyblinskiTang10::params() { return no_params(); }
+StyblinskiTang10::StyblinskiTang10(const sdk::CreateArgs&)
+    : BenchmarkProblem("styblinski_tang10", real_cube(kDim, -5.0, 5.0, 0)) {}
 
 sdk::ProblemInfo StyblinskiTang10::info() const {
-  sdk::ProblemInfo i;
-  i.source = source_of("Styblinski-Tang 10-D");
-  i.optimum = kStyblinskiOptimum;
-  i.optimizers = {Eigen::VectorXd::Constant(kDim, kStyblinskiArgmin)};
-  return i;
+  return {.source = source_of("Styblinski-Tang 10-D"),
+          .optimum = kStyblinskiOptimum,
+          .optimizers = {Eigen::VectorXd::Constant(kDim, kStyblinskiArgmin)}};
 }
 
 void StyblinskiTang10::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  require_size(x, kDim, "styblinski_tang10");
+  prepare(x, out);
   double s = 0.0;
   for (Eigen::Index i = 0; i < kDim; ++i) {
     const double t2 = x[i] * x[i];
     s += t2 * t2 - 16.0 * t2 + 5.0 * x[i];
   }
   out.objective = 0.5 * s;
-  out.constraints.resize(0);
 }
 
 }  // namespace arbo::plugins::leafgp

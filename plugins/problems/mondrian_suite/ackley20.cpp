@@ -24,7 +24,7 @@ double ackley_value(const Eigen::VectorXd& x) noexcept {
 // ---------------------------------------------------------------------- ackley20_constrained
 
 Ackley20Constrained::Ackley20Constrained(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_cube(kDim, -5.0, 10.0), {"sum", "ball"}) {}
+    : BenchmarkProblem("ackley20_constrained", real_cube(kDim, -5.0, 10.0, 1), {"sum", "ball"}) {}
 
 sdk::ProblemInfo Ackley20Constrained::info() const {
   sdk::ProblemInfo i;
@@ -37,7 +37,7 @@ sdk::ProblemInfo Ackley20Constrained::info() const {
 }
 
 void Ackley20Constrained::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "ackley20_constrained");
+  prepare(x, out);
   out.objective = ackley_value(x);
   out.constraints[0] = x.sum();
   out.constraints[1] = x.norm() - 5.0;
@@ -46,7 +46,7 @@ void Ackley20Constrained::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& ou
 // ------------------------------------------------------------------------------------ ackley20
 
 Ackley20::Ackley20(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_cube(kDim, -5.0, 10.0), {}) {}
+    : BenchmarkProblem("ackley20", real_cube(kDim, -5.0, 10.0, 1)) {}
 
 sdk::ProblemInfo Ackley20::info() const {
   sdk::ProblemInfo i;
@@ -58,7 +58,7 @@ sdk::ProblemInfo Ackley20::info() const {
 }
 
 void Ackley20::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "ackley20");
+  prepare(x, out);
   out.objective = ackley_value(x);
 }
 

@@ -13,20 +13,18 @@ double ackley_value(const Eigen::VectorXd& x) noexcept;
 /// Ackley-20D with the SCBO constraints sum(x) <= 0 and ||x||_2 <= 5 (thesis App. A.1.9).
 /// The feasible set is half a ball of radius 5: a fraction 3.7e-12 of the box, not the
 /// thesis's 0.0035%. f* = 0 at the origin, where sum(x) = 0 is active.
-class Ackley20Constrained final : public BlackBoxProblem {
+class Ackley20Constrained final : public BenchmarkProblem {
  public:
   explicit Ackley20Constrained(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params() { return no_params(); }
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 };
 
 /// The same objective without constraints ("Ackley Unconstrained" of the thesis, Fig. 6.8 and
 /// §6.5).
-class Ackley20 final : public BlackBoxProblem {
+class Ackley20 final : public BenchmarkProblem {
  public:
   explicit Ackley20(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params() { return no_params(); }
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 };

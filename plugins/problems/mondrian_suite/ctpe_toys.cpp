@@ -52,7 +52,8 @@ const sdk::ParamSpecList& CtpeVanishedConstraints::params() {
 }
 
 CtpeVanishedConstraints::CtpeVanishedConstraints(const sdk::CreateArgs& args)
-    : BlackBoxProblem(toy_space(), {"disk"}), threshold_(args.params.get_real("threshold")) {}
+    : BenchmarkProblem("ctpe_vanished_constraints", toy_space(), {"disk"}),
+      threshold_(args.params.get_real("threshold")) {}
 
 sdk::ProblemInfo CtpeVanishedConstraints::info() const {
   sdk::ProblemInfo i;
@@ -62,7 +63,7 @@ sdk::ProblemInfo CtpeVanishedConstraints::info() const {
 }
 
 void CtpeVanishedConstraints::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "ctpe_vanished_constraints");
+  prepare(x, out);
   const double a = x[0] + 2.0;
   const double b = x[1] + 2.0;
   out.objective = a * a + b * b;
@@ -83,7 +84,8 @@ const sdk::ParamSpecList& CtpeSmallOverlap::params() {
 }
 
 CtpeSmallOverlap::CtpeSmallOverlap(const sdk::CreateArgs& args)
-    : BlackBoxProblem(toy_space(), {"disk"}), center_(args.params.get_real("center")) {}
+    : BenchmarkProblem("ctpe_small_overlap", toy_space(), {"disk"}),
+      center_(args.params.get_real("center")) {}
 
 sdk::ProblemInfo CtpeSmallOverlap::info() const {
   sdk::ProblemInfo i;
@@ -93,7 +95,7 @@ sdk::ProblemInfo CtpeSmallOverlap::info() const {
 }
 
 void CtpeSmallOverlap::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "ctpe_small_overlap");
+  prepare(x, out);
   out.objective = x[0] * x[0] + x[1] * x[1];
   const double u = x[0] - center_;
   const double v = x[1] - center_;

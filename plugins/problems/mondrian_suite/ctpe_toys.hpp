@@ -10,7 +10,7 @@ namespace arbo::plugins::mondrian {
 
 /// Fig. 2, the "vanished constraints" illustration: f = (x + 2)^2 + (y + 2)^2 subject to
 /// (x - 1)^2 + (y - 1)^2 <= `threshold` (4: tight, 12.6% feasible; 16: loose, 50.3%).
-class CtpeVanishedConstraints final : public BlackBoxProblem {
+class CtpeVanishedConstraints final : public BenchmarkProblem {
  public:
   explicit CtpeVanishedConstraints(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();
@@ -23,7 +23,7 @@ class CtpeVanishedConstraints final : public BlackBoxProblem {
 
 /// Fig. 3, the "small overlap" illustration: f = x^2 + y^2 subject to
 /// (x - z)^2 + (y - z)^2 <= 3 with z = `center` (0.5: large overlap; 2.3: small overlap).
-class CtpeSmallOverlap final : public BlackBoxProblem {
+class CtpeSmallOverlap final : public BenchmarkProblem {
  public:
   explicit CtpeSmallOverlap(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

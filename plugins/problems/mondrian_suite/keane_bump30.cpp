@@ -15,7 +15,7 @@ constexpr double kMinDenominator = 1e-12;
 }  // namespace
 
 KeaneBump30::KeaneBump30(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_cube(kDim, 0.0, 10.0), {"product", "sum"}) {}
+    : BenchmarkProblem("keane_bump30", real_cube(kDim, 0.0, 10.0, 1), {"product", "sum"}) {}
 
 sdk::ProblemInfo KeaneBump30::info() const {
   sdk::ProblemInfo i;
@@ -38,7 +38,7 @@ sdk::ProblemInfo KeaneBump30::info() const {
 }
 
 void KeaneBump30::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "keane_bump30");
+  prepare(x, out);
   double sum_c4 = 0.0;
   double prod_c2 = 1.0;
   double weighted = 0.0;

@@ -70,7 +70,7 @@ double func3c_b(double x, double y, int z) {
 // -------------------------------------------------------------------------------- mixed_branin
 
 MixedBranin::MixedBranin(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(mixed_branin_space(), {"hyperbola"}) {}
+    : BenchmarkProblem("mixed_branin", mixed_branin_space(), {"hyperbola"}) {}
 
 sdk::ProblemInfo MixedBranin::info() const {
   sdk::ProblemInfo i;
@@ -83,9 +83,9 @@ sdk::ProblemInfo MixedBranin::info() const {
 }
 
 void MixedBranin::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "mixed_branin");
-  const int z1 = category(x, 2, 2, "mixed_branin");
-  const int z2 = category(x, 3, 2, "mixed_branin");
+  prepare(x, out);
+  const int z1 = category(x, 2, 2, id());
+  const int z2 = category(x, 3, 2, id());
   const double h = mixed_branin_h(x[0], x[1]);
   const double p = x[0] * x[1];
   // Corrected (docs/methods/mondrian-nelder-mead.md): the constraint signs are flipped relative to
@@ -108,7 +108,8 @@ void MixedBranin::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
 
 // -------------------------------------------------------------------------------------- func3c
 
-Func3C::Func3C(const sdk::CreateArgs& /*args*/) : BlackBoxProblem(func3c_space(), {"disk"}) {}
+Func3C::Func3C(const sdk::CreateArgs& /*args*/)
+    : BenchmarkProblem("func3c", func3c_space(), {"disk"}) {}
 
 sdk::ProblemInfo Func3C::info() const {
   sdk::ProblemInfo i;
@@ -120,10 +121,10 @@ sdk::ProblemInfo Func3C::info() const {
 }
 
 void Func3C::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "func3c");
-  const int z1 = category(x, 2, 3, "func3c");
-  const int z2 = category(x, 3, 5, "func3c");
-  const int z3 = category(x, 4, 2, "func3c");
+  prepare(x, out);
+  const int z1 = category(x, 2, 3, id());
+  const int z2 = category(x, 3, 5, id());
+  const int z3 = category(x, 4, 2, id());
   const double x1 = x[0];
   const double x2 = x[1];
   out.objective = func3c_a(x1, x2, z1) + func3c_a(x1, x2, z2) + func3c_b(x1, x2, z3);

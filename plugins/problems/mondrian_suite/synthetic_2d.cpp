@@ -14,7 +14,7 @@ constexpr double kPi = std::numbers::pi;
 // ---------------------------------------------------------------------- rosenbrock_constrained
 
 RosenbrockConstrained::RosenbrockConstrained(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_cube(2, -2.048, 2.048), {"max_band"}) {}
+    : BenchmarkProblem("rosenbrock_constrained", real_cube(2, -2.048, 2.048, 1), {"max_band"}) {}
 
 sdk::ProblemInfo RosenbrockConstrained::info() const {
   sdk::ProblemInfo i;
@@ -26,7 +26,7 @@ sdk::ProblemInfo RosenbrockConstrained::info() const {
 }
 
 void RosenbrockConstrained::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "rosenbrock_constrained");
+  prepare(x, out);
   const double a = 1.0 - x[0];
   const double b = x[1] - x[0] * x[0];
   out.objective = a * a + 100.0 * b * b;
@@ -36,7 +36,8 @@ void RosenbrockConstrained::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& 
 // ---------------------------------------------------------------------------------- g6_reduced
 
 G6Reduced::G6Reduced(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_box({{13.5, 14.5}, {0.5, 1.5}}), {"outside_disk", "inside_disk"}) {}
+    : BenchmarkProblem("g6_reduced", real_box({{13.5, 14.5}, {0.5, 1.5}}, 1),
+                       {"outside_disk", "inside_disk"}) {}
 
 sdk::ProblemInfo G6Reduced::info() const {
   sdk::ProblemInfo i;
@@ -50,7 +51,7 @@ sdk::ProblemInfo G6Reduced::info() const {
 }
 
 void G6Reduced::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "g6_reduced");
+  prepare(x, out);
   const double a = x[0] - 10.0;
   const double b = x[1] - 20.0;
   out.objective = a * a * a + b * b * b;
@@ -64,7 +65,7 @@ void G6Reduced::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
 // ------------------------------------------------------------------------------------- gardner
 
 Gardner::Gardner(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_cube(2, 0.0, 2.0 * kPi), {"sin_product"}) {}
+    : BenchmarkProblem("gardner", real_cube(2, 0.0, 2.0 * kPi, 1), {"sin_product"}) {}
 
 sdk::ProblemInfo Gardner::info() const {
   sdk::ProblemInfo i;
@@ -76,7 +77,7 @@ sdk::ProblemInfo Gardner::info() const {
 }
 
 void Gardner::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "gardner");
+  prepare(x, out);
   const double s1 = std::sin(x[0]);
   out.objective = s1 + x[1];
   out.constraints[0] = s1 * std::sin(x[1]) + 0.95;
@@ -85,7 +86,7 @@ void Gardner::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
 // ----------------------------------------------------------------------------- alpine_modified
 
 AlpineModified::AlpineModified(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_cube(2, -10.0, 10.0), {"ring"}) {}
+    : BenchmarkProblem("alpine_modified", real_cube(2, -10.0, 10.0, 1), {"ring"}) {}
 
 sdk::ProblemInfo AlpineModified::info() const {
   sdk::ProblemInfo i;
@@ -96,7 +97,7 @@ sdk::ProblemInfo AlpineModified::info() const {
 }
 
 void AlpineModified::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "alpine_modified");
+  prepare(x, out);
   const double s =
       std::abs(x[0] * std::sin(x[0]) + 0.1 * x[0]) + std::abs(x[1] * std::sin(x[1]) + 0.1 * x[1]);
   const double r = std::hypot(x[0], x[1]);
@@ -107,7 +108,7 @@ void AlpineModified::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
 // ------------------------------------------------------------------------------------ townsend
 
 Townsend::Townsend(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_box({{-2.25, 2.5}, {-2.5, 1.75}}), {"cos_band"}) {}
+    : BenchmarkProblem("townsend", real_box({{-2.25, 2.5}, {-2.5, 1.75}}, 1), {"cos_band"}) {}
 
 sdk::ProblemInfo Townsend::info() const {
   sdk::ProblemInfo i;
@@ -123,7 +124,7 @@ sdk::ProblemInfo Townsend::info() const {
 }
 
 void Townsend::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "townsend");
+  prepare(x, out);
   const double x1 = x[0];
   const double x2 = x[1];
   const double c = std::cos((x1 - 0.1) * x2);
@@ -140,7 +141,7 @@ void Townsend::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
 // -------------------------------------------------------------------------- sphere_constrained
 
 SphereConstrained::SphereConstrained(const sdk::CreateArgs& /*args*/)
-    : BlackBoxProblem(real_box({{-1.0, 0.75}, {-1.0, 1.0}}), {"waves"}) {}
+    : BenchmarkProblem("sphere_constrained", real_box({{-1.0, 0.75}, {-1.0, 1.0}}, 1), {"waves"}) {}
 
 sdk::ProblemInfo SphereConstrained::info() const {
   sdk::ProblemInfo i;
@@ -153,7 +154,7 @@ sdk::ProblemInfo SphereConstrained::info() const {
 }
 
 void SphereConstrained::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "sphere_constrained");
+  prepare(x, out);
   const double a = x[0] + 0.5;
   out.objective = a * a + x[1] * x[1];
   const double s = std::sin(2.0 * kPi * x[1]);

@@ -17,8 +17,8 @@ const sdk::ParamSpecList& WeldedBeam::params() {
 }
 
 WeldedBeam::WeldedBeam(const sdk::CreateArgs& args)
-    : BlackBoxProblem(
-          real_box({{0.125, 10.0}, {0.1, 10.0}, {0.1, 10.0}, {0.1, 10.0}}),
+    : BenchmarkProblem(
+          "welded_beam", real_box({{0.125, 10.0}, {0.1, 10.0}, {0.1, 10.0}, {0.1, 10.0}}, 1),
           {"shear_stress", "bending_stress", "weld_thickness", "buckling_load", "deflection"}),
       tau_max_(args.params.get_real("tau_max")) {}
 
@@ -51,7 +51,7 @@ sdk::ProblemInfo WeldedBeam::info() const {
 }
 
 void WeldedBeam::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  prepare(x, out, "welded_beam");
+  prepare(x, out);
   const double x1 = x[0];
   const double x2 = x[1];
   const double x3 = x[2];

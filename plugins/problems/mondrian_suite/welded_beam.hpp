@@ -14,7 +14,7 @@ namespace arbo::plugins::mondrian {
 ///
 /// Best known (tau_max = 13600): 2.3811341 at a vertex where the shear, bending, x1 <= x4 and
 /// buckling constraints are all active.
-class WeldedBeam final : public BlackBoxProblem {
+class WeldedBeam final : public BenchmarkProblem {
  public:
   explicit WeldedBeam(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

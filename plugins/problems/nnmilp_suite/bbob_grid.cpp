@@ -242,7 +242,7 @@ double BbobGridProblem::raw_value(BbobFunction f, const Eigen::VectorXd& x) {
 }
 
 BbobGridProblem::BbobGridProblem(BbobFunction f)
-    : function_(f), id_(fmt::format("bbob_{}", function_name(f))), space_(grid_space()) {
+    : BenchmarkProblem(fmt::format("bbob_{}", function_name(f)), grid_space()), function_(f) {
   problems_common::PortableRng rng(kMadSeed);
   std::vector<double> values;
   Eigen::VectorXd x(kDim);
@@ -263,7 +263,7 @@ Eigen::VectorXd BbobGridProblem::to_real(const Eigen::VectorXd& x) const {
     const long k = std::lround(x[i]);
     if (k < 0 || k >= kLevels) {
       throw sdk::InvalidArgument(
-          fmt::format("problem/{}: x{} = {} is not a level index 0..9", id_, i, x[i]));
+          fmt::format("problem/{}: x{} = {} is not a level index 0..9", id(), i, x[i]));
     }
     z[i] = grid()[static_cast<std::size_t>(k)];
   }
@@ -325,7 +325,7 @@ void BbobGridProblem::find_optimum() {
   const double raw = raw_value(function_, to_real(optimizer_));
   if (!std::isnan(expected) && std::abs(raw - expected) > 1e-9 * std::max(1.0, std::abs(raw))) {
     throw sdk::Error(
-        fmt::format("problem/{}: the DP optimum {} evaluates to {}", id_, expected, raw));
+        fmt::format("problem/{}: the DP optimum {} evaluates to {}", id(), expected, raw));
   }
   optimum_ = raw / scale_;
 }
@@ -343,11 +343,8 @@ sdk::ProblemInfo BbobGridProblem::info() const {
 }
 
 void BbobGridProblem::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  if (x.size() != kDim) {
-    throw sdk::InvalidArgument(fmt::format("problem/{}: evaluate() needs 10 coordinates", id_));
-  }
+  prepare(x, out);
   out.objective = raw_value(function_, to_real(x)) / scale_;
-  out.constraints.resize(0);
 }
 
 }  // namespace arbo::plugins

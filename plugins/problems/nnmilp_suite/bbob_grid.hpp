@@ -7,7 +7,7 @@
 #include <array>
 #include <string>
 
-#include <arbo/sdk/problem.hpp>
+#include "benchmark_problem.hpp"
 
 namespace arbo::plugins {
 
@@ -35,9 +35,8 @@ enum class BbobFunction {
 /// functions that are non-negative with f(0) = 0; by per-coordinate minimization for
 /// AttractiveSector (separable under a monotone transform); by dynamic programming over the
 /// coordinate chain for Schwefel.
-class BbobGridProblem : public sdk::Problem {
+class BbobGridProblem : public problems_common::BenchmarkProblem {
  public:
-  const sdk::Space& space() const override { return space_; }
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 
@@ -54,8 +53,6 @@ class BbobGridProblem : public sdk::Problem {
   void find_optimum();
 
   BbobFunction function_;
-  std::string id_;
-  sdk::Space space_;
   double scale_ = 1.0;
   double optimum_ = 0.0;
   Eigen::VectorXd optimizer_;
@@ -65,10 +62,6 @@ template <BbobFunction F>
 class BbobGrid final : public BbobGridProblem {
  public:
   explicit BbobGrid(const sdk::CreateArgs&) : BbobGridProblem(F) {}
-  static const sdk::ParamSpecList& params() {
-    static const sdk::ParamSpecList specs;
-    return specs;
-  }
 };
 
 using BbobSphere = BbobGrid<BbobFunction::Sphere>;

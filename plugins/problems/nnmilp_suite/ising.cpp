@@ -21,7 +21,23 @@ sdk::Space ising_space(int n) {
   return sdk::Space(std::move(p));
 }
 
-const sdk::ParamSpecList& ising_params() {
+// The fine-balance equalities sum(S_{2j-1}) == sum(S_{2j}) over contiguous blocks of 5.
+std::vector<sdk::KnownConstraintSpec> balance_specs(int n) {
+  std::vector<sdk::KnownConstraintSpec> specs;
+  for (int j = 0; j < n / (2 * kBlock); ++j) {
+    std::string e;
+    const int first = 2 * kBlock * j;
+    for (int k = 0; k < kBlock; ++k) e += fmt::format("{}x{}", k == 0 ? "" : " + ", first + k);
+    for (int k = 0; k < kBlock; ++k) e += fmt::format(" - x{}", first + kBlock + k);
+    e += " == 0";
+    specs.push_back({fmt::format("balance_{}", j), std::move(e)});
+  }
+  return specs;
+}
+
+}  // namespace
+
+const sdk::ParamSpecList& IsingProblem::params() {
   static const sdk::ParamSpecList specs = {
       sdk::ParamSpec::integer("seed",
                               "Seed of the instance's pair tables (PortableRng, identical on "
@@ -31,20 +47,13 @@ const sdk::ParamSpecList& ising_params() {
   return specs;
 }
 
-}  // namespace
-
-IsingProblem::IsingProblem(int n, std::uint64_t seed)
-    : n_(n), seed_(seed), id_(fmt::format("ising{}", n)), space_(ising_space(n)) {
-  problems_common::PortableRng rng(seed);
+IsingProblem::IsingProblem(int n, const sdk::ParamSet& values)
+    : KnownConstrainedProblem(fmt::format("ising{}", n), ising_space(n), balance_specs(n)),
+      n_(n),
+      seed_(static_cast<std::uint64_t>(values.get_int("seed"))) {
+  problems_common::PortableRng rng(seed_);
   theta_.resize(static_cast<std::size_t>(2 * n * (n - 1)));
   for (double& t : theta_) t = rng.normal();
-}
-
-void IsingProblem::check_size(const Eigen::VectorXd& x, const char* method) const {
-  if (x.size() != n_) {
-    throw sdk::InvalidArgument(
-        fmt::format("problem/{}: {}() needs {} coordinates", id_, method, n_));
-  }
 }
 
 sdk::ProblemInfo IsingProblem::info() const {
@@ -59,7 +68,7 @@ sdk::ProblemInfo IsingProblem::info() const {
 }
 
 void IsingProblem::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  check_size(x, "evaluate");
+  prepare(x, out);
   std::vector<int> bit(static_cast<std::size_t>(n_));
   for (int i = 0; i < n_; ++i) bit[static_cast<std::size_t>(i)] = x[i] > 0.5 ? 1 : 0;
   double f = 0.0;
@@ -71,26 +80,11 @@ void IsingProblem::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
     }
   }
   out.objective = f;
-  out.constraints.resize(0);
-}
-
-std::vector<sdk::KnownConstraintSpec> IsingProblem::known_constraints() const {
-  std::vector<sdk::KnownConstraintSpec> specs;
-  for (int j = 0; j < n_ / (2 * kBlock); ++j) {
-    std::string e;
-    const int first = 2 * kBlock * j;
-    for (int k = 0; k < kBlock; ++k) e += fmt::format("{}x{}", k == 0 ? "" : " + ", first + k);
-    for (int k = 0; k < kBlock; ++k) e += fmt::format(" - x{}", first + kBlock + k);
-    e += " == 0";
-    specs.push_back({fmt::format("balance_{}", j), std::move(e)});
-  }
-  return specs;
 }
 
 void IsingProblem::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  check_size(x, "known_values");
+  prepare_known(x, out);
   const int k = n_ / (2 * kBlock);
-  out.resize(k);
   for (int j = 0; j < k; ++j) {
     const int first = 2 * kBlock * j;
     // Left to right, as the expression reads, so both give the same rounding.
@@ -101,12 +95,8 @@ void IsingProblem::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) 
   }
 }
 
-const sdk::ParamSpecList& Ising100::params() { return ising_params(); }
-Ising100::Ising100(const sdk::CreateArgs& args)
-    : IsingProblem(100, static_cast<std::uint64_t>(args.params.get_int("seed"))) {}
+Ising100::Ising100(const sdk::CreateArgs& args) : IsingProblem(100, args.params) {}
 
-const sdk::ParamSpecList& Ising200::params() { return ising_params(); }
-Ising200::Ising200(const sdk::CreateArgs& args)
-    : IsingProblem(200, static_cast<std::uint64_t>(args.params.get_int("seed"))) {}
+Ising200::Ising200(const sdk::CreateArgs& args) : IsingProblem(200, args.params) {}
 
 }  // namespace arbo::plugins

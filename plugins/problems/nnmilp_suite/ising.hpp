@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <arbo/sdk/capabilities/problem.hpp>
-#include <arbo/sdk/problem.hpp>
+#include "benchmark_problem.hpp"
 
 namespace arbo::plugins {
 
@@ -21,38 +20,34 @@ namespace arbo::plugins {
 /// fraction (252/1024)^k of the points feasible (8.1e-7 for n = 100). The partition is
 /// contiguous because the paper does not give it and the entries are exchangeable, so every
 /// partition gives the same distribution of instances.
-class IsingProblem : public sdk::Problem, public sdk::HasKnownConstraints {
+class IsingProblem : public problems_common::KnownConstrainedProblem {
  public:
-  const sdk::Space& space() const override { return space_; }
+  /// `seed` of the pair tables, for both sizes.
+  static const sdk::ParamSpecList& params();
+
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 
-  std::vector<sdk::KnownConstraintSpec> known_constraints() const override;
   void known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const override;
 
  protected:
-  IsingProblem(int n, std::uint64_t seed);
+  /// n items; the pair tables drawn from `values` (of `params()`).
+  IsingProblem(int n, const sdk::ParamSet& values);
 
  private:
-  void check_size(const Eigen::VectorXd& x, const char* method) const;
-
   int n_;
   std::uint64_t seed_;
-  std::string id_;
-  sdk::Space space_;
   std::vector<double> theta_;  // 4 entries per edge (i < j), lexicographic
 };
 
 class Ising100 final : public IsingProblem {
  public:
   explicit Ising100(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
 };
 
 class Ising200 final : public IsingProblem {
  public:
   explicit Ising200(const sdk::CreateArgs& args);
-  static const sdk::ParamSpecList& params();
 };
 
 }  // namespace arbo::plugins

@@ -49,7 +49,8 @@ const sdk::ParamSpecList& RandomMlp::params() {
 }
 
 RandomMlp::RandomMlp(const sdk::CreateArgs& args)
-    : space_(mlp_space()), seed_(static_cast<std::uint64_t>(args.params.get_int("seed"))) {
+    : BenchmarkProblem("random_mlp", mlp_space()),
+      seed_(static_cast<std::uint64_t>(args.params.get_int("seed"))) {
   problems_common::PortableRng rng(seed_);
   glorot_uniform(w1_, kInputs, kHidden, rng);
   glorot_uniform(w2_, kHidden, kHidden, rng);
@@ -70,9 +71,7 @@ sdk::ProblemInfo RandomMlp::info() const {
 }
 
 void RandomMlp::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
-  if (x.size() != kPositions) {
-    throw sdk::InvalidArgument("problem/random_mlp: evaluate() needs 25 coordinates");
-  }
+  prepare(x, out);
   // The first layer on a one-hot input is the sum of one row per position.
   Eigen::VectorXd h1 = Eigen::VectorXd::Zero(kHidden);
   for (int i = 0; i < kPositions; ++i) {
@@ -86,7 +85,6 @@ void RandomMlp::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   h1 = h1.cwiseMax(0.0);
   const Eigen::VectorXd h2 = (w2_.transpose() * h1).cwiseMax(0.0);
   out.objective = w3_.dot(h2);
-  out.constraints.resize(0);
 }
 
 }  // namespace arbo::plugins

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <arbo/sdk/problem.hpp>
+#include "benchmark_problem.hpp"
 
 namespace arbo::plugins {
 
@@ -17,17 +17,15 @@ namespace arbo::plugins {
 /// zero (the Keras defaults the paper names). Drawn from `seed` by PortableRng, layer by
 /// layer, each kernel row-major in (input, output) order. Maximized (the paper maximizes the
 /// output); the global maximum is not known.
-class RandomMlp final : public sdk::Problem {
+class RandomMlp final : public problems_common::BenchmarkProblem {
  public:
   explicit RandomMlp(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();
 
-  const sdk::Space& space() const override { return space_; }
   sdk::ProblemInfo info() const override;
   void evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) override;
 
  private:
-  sdk::Space space_;
   std::uint64_t seed_;
   Eigen::MatrixXd w1_;  // 125 x 128
   Eigen::MatrixXd w2_;  // 128 x 128

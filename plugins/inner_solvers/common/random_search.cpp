@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "random_search.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
 
 namespace arbo::plugins {
@@ -46,36 +44,18 @@ sdk::Proposal RandomSearch::maximize(const sdk::SolveRequest& request) {
         "no feasible point in {} draws; projected a uniform draw onto the known constraints");
   }
 
-  sdk::Proposal result;
   // Tiny feasible sets: the sampler tops the pool up with projections of uniform draws.
   const FeasibleSampler::FillCounts counts = sampler_.fill_pool(
       request, samples_, max_tries_, projections_, FeasibleSampler::Mode::Reject);
   const Eigen::MatrixXd& candidates = sampler_.pool();
-  const Eigen::Index filled = candidates.rows();
-  if (filled == 0) {
-    result.note =
-        fmt::format("no point satisfies the known constraints in {} uniform draws", counts.tries);
+  if (candidates.rows() == 0) {
+    sdk::Proposal result;
+    result.note = no_feasible_point_note(counts.tries);
     return result;
   }
-  request.acquisition->values(candidates, values_);
-
-  Eigen::Index best = -1;
-  for (Eigen::Index i = 0; i < filled; ++i) {
-    if (std::isnan(values_[i])) continue;
-    if (best < 0 || values_[i] > values_[best]) best = i;
-  }
-  result.found = true;
-  if (best < 0) {
-    // The acquisition broke its finiteness contract everywhere; any feasible point will do.
-    best = 0;
-    result.note = "acquisition returned NaN at every candidate; proposing the first one";
-  } else {
-    result.note = fmt::format("best of {} feasible candidates ({} draws, {} projected)", filled,
-                              counts.tries, counts.projected);
-  }
-  result.x = candidates.row(best).transpose();
-  result.value = values_[best];
-  return result;
+  return propose_best(*request.acquisition, candidates, values_,
+                      fmt::format("best of {} feasible candidates ({} draws, {} projected)",
+                                  candidates.rows(), counts.tries, counts.projected));
 }
 
 }  // namespace arbo::plugins

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// @brief inner_solver/random: uniform sampling subject to the known constraints.
+/// @brief inner_solver/random: uniform sampling subject to the known constraints. Also
+/// inner_solver/sampling (plugins/inner_solvers/nelder_mead) with other defaults, which is why
+/// it lives in plugins/inner_solvers/common.
 #pragma once
 
 #include <arbo/sdk/inner_solver.hpp>
