@@ -7,7 +7,8 @@
 #   <kind>_<name>[_<part>]  for the tests of plugins/<kinds>/<name>  (surrogate_tree_gp,
 #                           surrogate_tree_gp_cli, inner_solver_glpk_bnb, problem_bark_suite)
 #   <area>[_<part>]         for the tests in tests/<area>            (engine, sdk_conformance_kit)
-# so that `ctest -R surrogate_tree_gp` selects one plugin's tests and `ctest -R engine` one area.
+# so that `ctest -R surrogate_tree_gp` selects one plugin's tests and `ctest -R '^engine'` one
+# area (anchor the short area names: "abi" and "sdk" also occur inside other tests' names).
 include(GoogleTest)
 
 # arbo_add_test(<name> SOURCES <files...> [LINK <libs...>])

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The loader against the broken-plugin corpus in plugins/: every way a library can be wrong is
 // refused with a message naming the file and the mismatch, and the good ones still work.
-// Suite names start with "abi" so that `ctest -R abi` selects exactly these tests.
+// The executable is named "abi", so `ctest -R '^abi\.'` selects exactly these tests.
 #include <sys/types.h>
 #include <unistd.h>
 
