@@ -6,7 +6,7 @@
 // milp:      random MILPs, this plugin's tree (pseudo-costs and most-fractional) and its
 //            glp_intopt path against plain glp_intopt (glpsol's defaults: presolve, no cuts) on
 //            an independently built glp_prob; objectives are cross-checked.
-// convex:    convex MIQCPs with k binaries (tests/glpk_bnb/model_families.hpp), 10 s limit.
+// convex:    convex MIQCPs with k binaries (the plugin's tests/model_families.hpp), 10 s limit.
 // nonconvex: G1, G3, G4, G6, G7, G10, Pressure Vessel.
 #include <chrono>
 #include <cmath>

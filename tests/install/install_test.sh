@@ -20,7 +20,9 @@ cmake -S "$work/my_surrogate" -B "$work/my_build" -G Ninja -DCMAKE_CXX_COMPILER=
 cmake --build "$work/my_build" >/dev/null
 so=$(find "$work/my_build" -name '*.so' | head -n 1)
 [ -n "$so" ] || { echo "the template built no plugin"; exit 1; }
-ctest --test-dir "$work/my_build" --output-on-failure >/dev/null
+# The template's conformance tests must exist and run: an SDK installed without its testing
+# library would otherwise pass here with no test at all.
+ctest --test-dir "$work/my_build" --output-on-failure --no-tests=error >/dev/null
 "$arbo" --plugin-path "$(dirname "$so")" plugins > "$work/plugins2.txt"
 grep -q '^surrogate/my_model ' "$work/plugins2.txt" || { cat "$work/plugins2.txt"; echo "third-party plugin not loaded"; exit 1; }
 
