@@ -77,10 +77,7 @@ GaussianAcquisition::GaussianAcquisition(const sdk::CreateArgs& args, std::strin
 
 void GaussianAcquisition::bind_models(const sdk::AcquisitionInputs& inputs, bool use_constraints) {
   if (inputs.objective == nullptr) {
-    throw sdk::Error(
-        fmt::format("[{}] bind(): needs a surrogate of the objective; add a "
-                    "[surrogate] table to the pipeline",
-                    id_));
+    throw sdk::Error("needs a surrogate of the objective; add a [surrogate] table to the pipeline");
   }
   objective_ = inputs.objective;
   constraints_.clear();
@@ -88,8 +85,7 @@ void GaussianAcquisition::bind_models(const sdk::AcquisitionInputs& inputs, bool
   if (use_constraints) {
     const Eigen::MatrixXd& C = inputs.data.C;
     for (const sdk::Surrogate* c : inputs.constraints) {
-      if (c == nullptr)
-        throw sdk::Error(fmt::format("[{}] bind(): a constraint model is null", id_));
+      if (c == nullptr) throw sdk::Error("a constraint model is null");
       const auto k = static_cast<Eigen::Index>(constraints_.size());
       c_scale_.push_back(k < C.cols() && C.rows() > 0 ? C.col(k).cwiseAbs().maxCoeff() : 0.0);
       constraints_.push_back(c);
@@ -107,7 +103,7 @@ double GaussianAcquisition::improvement_incumbent(const sdk::AcquisitionInputs& 
   // the natural target of an acquisition that ignores feasibility (cwei handles this case
   // with the probability of feasibility instead).
   if (inputs.data.size() == 0) {
-    throw sdk::Error(fmt::format("[{}] bind(): needs at least one observation", id_));
+    throw sdk::Error("needs at least one observation");
   }
   return inputs.data.y.minCoeff();
 }
@@ -119,8 +115,7 @@ void GaussianAcquisition::predict_all(const Eigen::MatrixXd& X, Buffers& buf) co
 }
 
 double GaussianAcquisition::value(const Eigen::VectorXd& x) const {
-  if (objective_ == nullptr)
-    throw sdk::Error(fmt::format("[{}] value(): called before bind()", id_));
+  if (objective_ == nullptr) throw sdk::Error("called before bind()");
   if (row_.cols() != x.size()) row_.resize(1, x.size());
   row_.row(0) = x.transpose();
   one_.resize(1);
@@ -130,7 +125,7 @@ double GaussianAcquisition::value(const Eigen::VectorXd& x) const {
 
 void GaussianAcquisition::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const {
   if (objective_ == nullptr) {
-    throw sdk::Error(fmt::format("[{}] values(): called before bind()", id_));
+    throw sdk::Error("called before bind()");
   }
   out.resize(X.rows());
   if (X.rows() <= kBlockRows) {
@@ -221,8 +216,7 @@ void LowerConfidenceBound::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::
 }
 
 void LowerConfidenceBound::formulate(sdk::Model& model, const sdk::PointVariables& point) const {
-  if (objective_ == nullptr)
-    throw sdk::Error("[acquisition/lcb] formulate(): called before bind()");
+  if (objective_ == nullptr) throw sdk::Error("called before bind()");
   const auto* surrogate = dynamic_cast<const sdk::FormulatesSurrogate*>(objective_);
   if (surrogate == nullptr) {
     throw sdk::Error(

@@ -21,7 +21,7 @@ AcquisitionXyz::AcquisitionXyz(const arbo::sdk::CreateArgs& args)
 
 void AcquisitionXyz::bind(const arbo::sdk::AcquisitionInputs& inputs) {
   if (inputs.objective == nullptr) {
-    throw arbo::sdk::Error("[acquisition/xyz] bind(): needs a surrogate of the objective");
+    throw arbo::sdk::Error("needs a surrogate of the objective");
   }
   objective_ = inputs.objective;
 }
@@ -34,7 +34,7 @@ double AcquisitionXyz::value(const Eigen::VectorXd& x) const {
 
 void AcquisitionXyz::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const {
   if (objective_ == nullptr) {
-    throw arbo::sdk::Error("[acquisition/xyz] values(): called before bind()");
+    throw arbo::sdk::Error("called before bind()");
   }
   Eigen::VectorXd mean, variance;
   objective_->predict(X, mean, variance);

@@ -44,9 +44,9 @@ FormulatedSurrogateXyz::FormulatedSurrogateXyz(const arbo::sdk::CreateArgs& args
 }
 
 void FormulatedSurrogateXyz::fit(const arbo::sdk::Dataset& data, const arbo::sdk::Metric& metric) {
-  if (data.size() == 0) throw arbo::sdk::Error("surrogate/xyz: fit(): the dataset is empty");
+  if (data.size() == 0) throw arbo::sdk::Error("the dataset is empty");
   if (data.X.cols() != lower_.size()) {
-    throw arbo::sdk::Error("surrogate/xyz: fit(): points do not match the space's dimension");
+    throw arbo::sdk::Error("points do not match the space's dimension");
   }
   const Eigen::VectorXd y = data.target(metric);
   const Eigen::Index n = y.size();
@@ -130,8 +130,7 @@ double FormulatedSurrogateXyz::right_bound() const {
 arbo::sdk::FormulatesSurrogate::Output FormulatedSurrogateXyz::formulate(
     arbo::sdk::Model& model, const arbo::sdk::PointVariables& point) const {
   if (point.x_vars.size() != static_cast<std::size_t>(lower_.size())) {
-    throw arbo::sdk::InvalidArgument(
-        "surrogate/xyz: formulate(): the point variables do not match the space");
+    throw arbo::sdk::InvalidArgument("the point variables do not match the space");
   }
   Output out;
   if (feature_ < 0) {

@@ -39,7 +39,7 @@ arbo::sdk::ProblemInfo ProblemXyz::info() const {
 
 void ProblemXyz::evaluate(const Eigen::VectorXd& x, arbo::sdk::Evaluation& out) {
   if (static_cast<std::size_t>(x.size()) != space_.size()) {
-    throw arbo::sdk::InvalidArgument("[problem/xyz] evaluate(): point has the wrong length");
+    throw arbo::sdk::InvalidArgument("point has the wrong length");
   }
   out.objective = x.squaredNorm();
   out.constraints.resize(0);

@@ -29,9 +29,9 @@ SurrogateXyz::SurrogateXyz(const arbo::sdk::CreateArgs& args)
 }
 
 void SurrogateXyz::fit(const arbo::sdk::Dataset& data, const arbo::sdk::Metric& metric) {
-  if (data.size() == 0) throw arbo::sdk::Error("[surrogate/xyz] fit(): the dataset is empty");
+  if (data.size() == 0) throw arbo::sdk::Error("the dataset is empty");
   if (data.X.cols() != lower_.size()) {
-    throw arbo::sdk::Error("[surrogate/xyz] fit(): points do not match the space's dimension");
+    throw arbo::sdk::Error("points do not match the space's dimension");
   }
   train_ = (data.X.rowwise() - lower_.transpose()).array().rowwise() * scale_.transpose().array();
   target_ = data.target(metric);

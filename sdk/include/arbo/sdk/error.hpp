@@ -5,16 +5,16 @@
 /// Their typeinfo lives in libarbo_sdk.so (out-of-line destructors), so a plugin may throw
 /// `arbo::sdk::Error` and the kernel catches it by type. The kernel never lets a plugin's
 /// exception object escape the guard around the call: it copies the message and rethrows a
-/// kernel-owned error naming the plugin and method, "[surrogate/xyz] fit() failed: <what>".
+/// kernel error shaped `<kind>/<name>: <method>(): <what>`, the project's one message shape,
+/// naming the component that threw even when another plugin (the inner solver) called it.
 /// Thrown from a study, that error stops it with exit code 4 (plugin error); the observations
-/// recorded so far stay in the study's store. Exceptions thrown
-/// by a problem's `evaluate` are the exception: they make a failed observation, and the study
-/// goes on (decision 6 of docs/decisions.md).
+/// recorded so far stay in the study's store. A problem's `evaluate` that throws makes a
+/// failed observation instead, and the study goes on (decision 6 of docs/decisions.md).
 ///
 /// Plugins throw for programming and input errors. Expected numerical outcomes (an inner
 /// solver that finds nothing feasible, a model solve that hits its limit) are return values
 /// (`Proposal::found`, `SolveResult::status`). Write messages that say what was wrong and
-/// which value caused it; the kernel adds the component and the method.
+/// which value caused it, without a prefix: the kernel adds the component and the method.
 ///
 /// All four types are cheap to copy and carry only a message (and a key); none of them is
 /// thrown by the SDK for anything but the documented preconditions.
