@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// @brief problem/tree_function and problem/tree_function_cat: sums of trees drawn from the
-/// BART prior (BARK digest §5, "TreeFunction"), with the exact minimum found at construction.
+/// BART prior (BARK paper, Sec. 7.2 and Table 5, "TreeFunction"), with the exact minimum found
+/// at construction.
 #pragma once
 
 #include <cstdint>

@@ -140,7 +140,8 @@ void G1::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
   out[2] = 2 * x[1] + 2 * x[2] + x[10] + x[11] - 10;
   out[3] = x[9] - 8 * x[0];
   out[4] = x[10] - 8 * x[1];
-  // Hedar's G1 has -8 x2 + x11; the reference code has -3 (digest §9), selectable by `variant`.
+  // Hedar's G1 has -8 x2 + x11; the reference code has -3 (docs/methods/leaf-gp.md), selectable
+  // by `variant`.
   out[5] = x[11] - g6_coefficient_ * x[2];
   out[6] = x[9] - 2 * x[3] - x[4];
   out[7] = x[10] - 2 * x[5] - x[6];

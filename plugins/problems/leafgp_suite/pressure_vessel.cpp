@@ -65,7 +65,7 @@ void PressureVessel::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
   const double r = x[2];
   const double l = x[3];
   // The reference code multiplies the first term by the integer x0 instead of Ts = 0.0625 x0
-  // (digest §9); "standard" uses the textbook Ts.
+  // (docs/methods/leaf-gp.md); "standard" uses the textbook Ts.
   const double first = leafgp_code_ ? x[0] : ts;
   out.objective =
       0.6224 * first * r * l + 1.7781 * th * r * r + 3.1661 * l * ts * ts + 19.84 * r * ts * ts;
@@ -75,7 +75,7 @@ void PressureVessel::known_values(const Eigen::VectorXd& x, Eigen::VectorXd& out
   prepare_known(x, out);
   constexpr double pi = std::numbers::pi;
   out[0] = 0.0193 * x[2] - 0.0625 * x[0];
-  // See vessel_specs: the reference code's g2 uses L = x3 (digest §9).
+  // See vessel_specs: the reference code's g2 uses L = x3 (docs/methods/leaf-gp.md).
   out[1] = 0.00954 * (leafgp_code_ ? x[3] : x[2]) - 0.0625 * x[1];
   out[2] = 1296000 - (pi * x[3] * x[2] * x[2] + (4.0 / 3.0) * pi * x[2] * x[2] * x[2]);
 }

@@ -11,7 +11,7 @@ namespace {
 constexpr double kSmallOverlapRadius2 = 3.0;
 
 // The paper does not state the domain; [-5, 5]^2 is the authors' toy script's and reproduces
-// the feasible fractions the paper reports for Fig. 2 (digest §6).
+// the feasible fractions the paper reports for Fig. 2 (App. B.2.1; docs/methods/c-tpe.md).
 sdk::Space toy_space() {
   return sdk::Space({sdk::Parameter::real("x", -5.0, 5.0), sdk::Parameter::real("y", -5.0, 5.0)});
 }

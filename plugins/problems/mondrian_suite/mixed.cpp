@@ -20,8 +20,8 @@ sdk::Space mixed_branin_space() {
 double mixed_branin_h(double x1, double x2) {
   const double u = 15.0 * x1 - 5.0;
   const double v = 15.0 * x2;
-  // The coefficient is 5 / (4 pi^2) as printed, not Branin's 5.1 / (4 pi^2): the digest (§7)
-  // checked that only 5 reproduces f* = -0.814299.
+  // The coefficient is 5 / (4 pi^2) as printed (App. A.2.1), not Branin's 5.1 / (4 pi^2): only
+  // 5 reproduces f* = -0.814299, checked numerically (docs/methods/mondrian-nelder-mead.md).
   const double bracket = v - 5.0 / (4.0 * kPi * kPi) * u * u + 5.0 / kPi * u - 6.0;
   const double branin = bracket * bracket + 10.0 * (1.0 - 1.0 / (8.0 * kPi)) * std::cos(u) + 10.0;
   return (branin - 54.8104) / 51.9496;
@@ -59,8 +59,8 @@ double func3c_a(double x, double y, int z) {
   return beale(x, y) / 50.0;
 }
 
-// The z3 term. The thesis names it B, like Beale's function (digest §7 ⚠); it is a
-// different function.
+// The z3 term. The thesis (App. A.2.2) names it B, like Beale's function
+// (docs/methods/mondrian-nelder-mead.md); it is a different function.
 double func3c_b(double x, double y, int z) {
   return z == 0 ? six_hump_camel(x, y) / 2.0 : rosenbrock(x, y) / 500.0;
 }

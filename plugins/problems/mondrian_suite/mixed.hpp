@@ -9,8 +9,9 @@
 namespace arbo::plugins::mondrian {
 
 /// Mixed Branin (Pelamatti et al.): x1, x2 in [0, 1], z1, z2 in {A, B}; a rescaled Branin h
-/// transformed per category pair, and a hyperbola constraint per pair. With the digest's
-/// corrections f* = -0.814299 at (1, 0.4, A, A), on the constraint boundary.
+/// transformed per category pair, and a hyperbola constraint per pair. With the corrections of
+/// docs/methods/mondrian-nelder-mead.md f* = -0.814299 at (1, 0.4, A, A), on the constraint
+/// boundary.
 class MixedBranin final : public BenchmarkProblem {
  public:
   explicit MixedBranin(const sdk::CreateArgs& args);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// @brief problem/bbob_*: the ten BBOB functions of NN+MILP's BBOB(10, 10) family, discretized
-/// on a 10 x 10 categorical grid (NN+MILP digest §5.1).
+/// on a 10 x 10 categorical grid (NN+MILP paper, Sec. 4.2 and App. B.3).
 #pragma once
 
 #include <array>
@@ -28,9 +28,10 @@ enum class BbobFunction {
 /// value closest to 0 is replaced by exactly 0 (v_4 = -0.5556 and v_5 = +0.5556 tie; the lower
 /// index, v_4, is replaced). The coordinates are unordered categoricals, as in the paper.
 /// Definitions: the BBOB functions as written in google/vizier's bbob.py with seed 0 (rotations
-/// R = Q = identity), the candidate the digest names. Normalized: f is divided by the median
-/// absolute deviation of f over 30 fixed grid points (PortableRng seed 0, each point's ten
-/// indices drawn in order). Minimized (the paper maximizes a reward whose sign it does not
+/// R = Q = identity); our choice, since the paper gives no formulas: the file's upper-case names
+/// match the paper's list (App. B.3; docs/methods/nn-milp.md). Normalized: f is divided by the
+/// median absolute deviation of f over 30 fixed grid points (PortableRng seed 0, each point's
+/// ten indices drawn in order). Minimized (the paper maximizes a reward whose sign it does not
 /// state; the BBOB convention is minimization). f* is exact: 0 at the origin for the eight
 /// functions that are non-negative with f(0) = 0; by per-coordinate minimization for
 /// AttractiveSector (separable under a monotone transform); by dynamic programming over the

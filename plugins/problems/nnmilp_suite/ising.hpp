@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// @brief problem/ising100 and problem/ising200: NN+MILP's constrained Ising(n, 2) with
-/// fine-balance (subset-equality) constraints (NN+MILP digest §5.2).
+/// fine-balance (subset-equality) constraints (NN+MILP paper, Sec. 4.3 and App. B.4).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// @brief problem/random_mlp: RandomMLP(25, 5), the fully connected variant (NN+MILP digest
-/// §5.1, "RandomFCC"): the output of a random ReLU network on the one-hot input.
+/// @brief problem/random_mlp: RandomMLP(25, 5), the fully connected variant (NN+MILP paper,
+/// Sec. 4.2 and App. B.2, "RandomFCC"): the output of a random ReLU network on the one-hot input.
 #pragma once
 
 #include <cstdint>

@@ -38,8 +38,9 @@ void DistanceUncertainty::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y
     double shift = 0.0;
     double scale = 1.0;
     if (scaling_ == DistanceScaling::Standard) {
-      // Digest ambiguity: the thesis does not say how inputs are scaled; ENTMOOT standardizes
-      // with the training mean and population std (ddof = 0, sklearn's StandardScaler).
+      // Ambiguity: the thesis (Sec. 4.2) does not say how inputs are scaled; ENTMOOT v1, whose
+      // distance code the thesis extends (Sec. 4.4), standardizes with the training mean and
+      // population std (ddof = 0, sklearn's StandardScaler).
       shift = X.col(k).mean();
       scale = std::sqrt((X.col(k).array() - shift).square().mean());
     } else if (scaling_ == DistanceScaling::Bounds && typed) {
@@ -68,11 +69,12 @@ void DistanceUncertainty::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y
       if (a >= 0 && a < static_cast<double>(levels)) counts[static_cast<Eigen::Index>(a)] += 1.0;
     }
     // Goodall4: S(a, a) = c(a)(c(a) - 1) / (n(n - 1)); with n < 2 no pair exists, so S = 0.
-    // Digest ambiguity: the thesis (Eq. 4.2) adds the similarity itself, with a 1/D factor, as
-    // if it were a distance; ENTMOOT, whose code the thesis extends, adds the non-similarity
-    // 1 - S per categorical coordinate, which is positive even between equal categories (0 only
-    // for a category all rows share). The digest also requires u = 0 at observed points, and
-    // the literal form breaks that: measured on func3c (3 categoricals), cwei then re-proposed
+    // Ambiguity: the thesis (Eq. 4.2) adds the similarity itself, with a 1/D factor, as if it
+    // were a distance; ENTMOOT, whose code the thesis extends (Sec. 4.4), adds the
+    // non-similarity 1 - S per categorical coordinate, which is positive even between equal
+    // categories (0 only for a category all rows share). The thesis's distance to the closest
+    // observed point (Sec. 4.2) also means u = 0 at observed points, and the literal form
+    // breaks that: measured on func3c (3 categoricals), cwei then re-proposed
     // near-copies of observed infeasible points and found a feasible point on 1 of 5 seeds
     // (random search: 5 of 5). By default equal categories therefore add 0 and different ones
     // 1 - S = 1 (Goodall4's S is 0 between different categories); `categorical_distance =
@@ -83,7 +85,7 @@ void DistanceUncertainty::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y
                     : Eigen::VectorXd(Eigen::VectorXd::Zero(levels));
   }
 
-  // Digest ambiguity: "Min-Max scaling to [0, max|y|]" could mean scaling over each batch of
+  // Ambiguity: "Min-Max scaling to [0, max|y|]" (Sec. 4.2) could mean scaling over each batch of
   // candidates; that depends on the batch and is degenerate for Nelder-Mead's single points,
   // so the fixed factor max|y| of Eq. 4.3 is used. y is the metric as the kernel gives it
   // (objective in minimization sense, constraints as raw c(x)).

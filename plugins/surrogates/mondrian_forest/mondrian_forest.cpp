@@ -112,8 +112,8 @@ void MondrianForestSurrogate::predict(const Eigen::MatrixXd& X, Eigen::VectorXd&
   const Eigen::MatrixXd Xt = X.transpose();
   forest_.predict(Xt, mean, variance);
   if (distance_) {
-    // Digest ambiguity (sigma vs sigma^2): u is clipped at a variance, Var(y), yet the thesis
-    // uses it as the standard deviation in EI and PoF; by default it is returned squared so
+    // Ambiguity (sigma vs sigma^2): u is clipped at a variance, Var(y) (Eq. 4.3), yet the
+    // thesis uses it as the standard deviation in EI and PoF; by default it is returned squared so
     // that acquisitions, which take sqrt(variance), see sigma = u.
     uncertainty_.evaluate(Xt, variance);
     if (distance_is_stddev_) variance = variance.array().square().matrix();

@@ -51,8 +51,8 @@ std::int32_t MondrianForest::build(std::int32_t begin, std::int32_t end, double 
   upper_.resize(box + static_cast<std::size_t>(d_));
 
   // The node's box is the bounding box of its own data, not of the domain (Mondrian process
-  // restricted to the data, as in scikit-garden). Digest ambiguity: the thesis does not say how
-  // its forests encode categorical inputs; every coordinate, a category index included, is
+  // restricted to the data, as in scikit-garden). Ambiguity: the thesis does not say how its
+  // forests encode categorical inputs; every coordinate, a category index included, is
   // split as a number here (ENTMOOT's label encoding; arbo's encoded space is the index).
   double rate = 0.0;
   for (Eigen::Index k = 0; k < d_; ++k) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// @brief Parzen estimators of c-TPE on the SDK's encoded space (digest c-tpe.md, section 3.2).
+/// @brief Parzen estimators of c-TPE on the SDK's encoded space (App. A.4; kernels, bandwidths
+/// and priors from the authors' code, constrained-tpe `optimizer/parzen_estimator/`).
 #pragma once
 
 #include <cstdint>

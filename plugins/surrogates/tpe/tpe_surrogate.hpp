@@ -10,7 +10,7 @@
 
 namespace arbo::plugins {
 
-/// One TPE density-ratio model of one metric (Watanabe & Hutter, c-TPE; digest c-tpe.md).
+/// One TPE density-ratio model of one metric (Watanabe & Hutter, c-TPE, Sec. 2.2 and App. B.3).
 ///
 /// - Objective: sorted by y (stable), the good set D^(l) is the prefix up to and including the
 ///   k-th *feasible* point, k = max(1, ceil(gamma_scale sqrt(N))); fewer than k feasible points

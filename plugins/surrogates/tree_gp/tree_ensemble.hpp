@@ -61,7 +61,8 @@ struct Ensemble {
   double predict(const double* x) const;
 };
 
-/// Training settings, mapped from the LEAF-GP digest's LightGBM defaults.
+/// Training settings, mapped from LEAF-GP's LightGBM settings (Thebelt et al. 2022, App. C.1:
+/// 50 trees, depth 3, min_data_in_leaf 1) and LightGBM's defaults otherwise.
 struct BoostConfig {
   int rounds = 50;
   int max_depth = 3;

@@ -163,7 +163,7 @@ TEST(bark_suite_plugin, discrete_ackley13_optimum_and_points) {
   }
   const ProblemInfo info = p->problem->info();
   ASSERT_TRUE(info.optimum.has_value());
-  // The digest's f* = 3.2178.
+  // The independent four-digit f* = 3.2178 (docs/methods/bark.md).
   EXPECT_NEAR(*info.optimum, 3.2177686376465147, 1e-12);
   EXPECT_NEAR(*info.optimum, 3.2178, 5e-5);
   ASSERT_FALSE(info.optimizers.empty());
@@ -196,7 +196,7 @@ TEST(bark_suite_plugin, discrete_rosenbrock10_optimum_and_points) {
   ASSERT_TRUE(info.optimum.has_value());
   // Python: brute force over the 4^6 integer parts, Newton from 300 starts on the reals.
   EXPECT_NEAR(*info.optimum, 8.969896989707385, 1e-12);
-  EXPECT_NEAR(*info.optimum, 8.9699, 5e-5);  // the digest's value
+  EXPECT_NEAR(*info.optimum, 8.9699, 5e-5);  // four-digit value of docs/methods/bark.md
   ASSERT_EQ(info.optimizers.size(), 1u);
   EXPECT_NEAR(p->f(info.optimizers[0]), 8.969896989707385, 1e-12);
   // Moving any real coordinate a little raises f (a local check of optimality).
@@ -223,7 +223,7 @@ Eigen::VectorXd stages(const std::vector<int>& h) {
 }
 
 TEST(bark_suite_plugin, pest_control_values_at_hand_computed_schedules) {
-  // No optimum is published (the digest gives none; the reference code's comment "11.5" is
+  // No optimum is published (the paper gives none; the reference code's comment "11.5" is
   // for its own stochastic simulator), so only values are checked.
   auto p = make("pest_control");
   const Space& s = p->problem->space();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Values of the built-in problems at their published optimizers and at hand-computed points
-// (reference values computed independently in double precision from the digests' formulas).
+// (reference values computed independently in double precision from the formulas of the
+// Mondrian thesis, App. A.1.1, for Branin and of LEAF-GP's reference code for Hartmann).
 #include <cmath>
 #include <map>
 #include <memory>

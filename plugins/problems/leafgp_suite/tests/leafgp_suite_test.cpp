@@ -3,7 +3,9 @@
 // optimizers and at published or hand-computed points, and the known-constraint strings
 // against known_values. Reference values were computed independently with python3 (double
 // precision; decimal for the Styblinski-Tang root; scipy for the Alkylation and pressure-vessel
-// searches) from the digest's formulas, never by calling this plugin.
+// searches) from the formulas of the authors' reference code (cog-imperial/tree_kernel_gp),
+// which follow Hedar's G-problem definitions and the CEC 2006 report (the README lists the
+// variants), never by calling this plugin.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -357,11 +359,11 @@ TEST(leafgp_suite, schwefel10) {
   expect_all_real(s);
   EXPECT_EQ(s.lower()[3], -500.0);
   EXPECT_EQ(s.upper()[9], 500.0);
-  // The digest's "about 0": with the rounded constant 418.9829 the minimum is 1.2728e-4.
+  // The literature's "about 0": with the rounded constant 418.9829 the minimum is 1.2728e-4.
   const Eigen::VectorXd xs = declared_optimizer(*p, 1.2727566263492918e-4, false);
   EXPECT_NEAR(xs[0], 420.9687463599821, 1e-12);
   EXPECT_NEAR(p->f(xs), 1.2727566263492918e-4, 1e-10);
-  // The digest's rounded optimizer 420.9687 is 2.7e-9 worse.
+  // The literature's rounded optimizer 420.9687 is 2.7e-9 worse.
   EXPECT_NEAR(p->f(Eigen::VectorXd::Constant(10, 420.9687)), 1.2727837565762457e-4, 1e-10);
   EXPECT_NEAR(p->f(Eigen::VectorXd::Zero(10)), 4189.829, 1e-9);
   Eigen::VectorXd x(10);
@@ -379,7 +381,7 @@ TEST(leafgp_suite, styblinski_tang10) {
   const Eigen::VectorXd xs = declared_optimizer(*p, -391.66165703771415, false);
   EXPECT_NEAR(xs[5], -2.903534027771177, 1e-14);
   EXPECT_NEAR(p->f(xs), -391.66165703771415, 1e-10);
-  // The digest's -39.16617 * 10.
+  // The rounded literature value, -39.16617 per dimension, times 10.
   EXPECT_NEAR(p->f(xs), -391.6617, 1e-4);
   // Integers -5..4: (sum x^4 - 16 sum x^2 + 5 sum x) / 2 = (1333 - 1360 - 25) / 2.
   Eigen::VectorXd x(10);
@@ -448,7 +450,7 @@ TEST(leafgp_suite, g4) {
   expect_box(p->problem->space(), {{78, 102}, {33, 45}, {27, 45}, {27, 45}, {27, 45}});
   const Eigen::VectorXd xs = declared_optimizer(*p, -30665.53867178332, true);
   EXPECT_NEAR(p->f(xs), -30665.538671783317, 1e-8);
-  EXPECT_NEAR(p->f(xs), -30665.539, 1e-3);  // the digest's value
+  EXPECT_NEAR(p->f(xs), -30665.539, 1e-3);  // the rounded literature value
   expect_known_feasible(*p, xs);
   expect_values(p->g(xs), {-92, 0, -8.840500308926863, -11.159499691073137, 0, -5}, 1e-9);
   // Box midpoint (90, 39, 36, 36, 36): u = 92.488 violates u <= 92.
@@ -461,9 +463,10 @@ TEST(leafgp_suite, g4) {
 }
 
 TEST(leafgp_suite, g4_feasible_fraction_is_27_not_52_percent) {
-  // Not in the digest, so it confirms none; recorded because the CEC 2006 report's 52.123 %
-  // for g04 does NOT reproduce with this (and CEC's own) 0.0006262 x0 x3 coefficient: python,
-  // 10^6 uniform samples, gives 26.93 %; with the older 0.00026 coefficient it gives 52.04 %.
+  // Our own check (the LEAF-GP paper gives no feasible fractions); recorded because the CEC
+  // 2006 report's 52.123 % for g04 does NOT reproduce with this (and CEC's own) 0.0006262 x0 x3
+  // coefficient: python, 10^6 uniform samples, gives 26.93 %; with the older 0.00026
+  // coefficient it gives 52.04 %.
   // 200000 samples: standard error 0.1 %, so +-1 % cannot fail by chance.
   auto p = make("g4");
   const int n = 200000;
@@ -485,11 +488,11 @@ TEST(leafgp_suite, g6) {
   EXPECT_NEAR(xs[0], 14.095, 1e-15);
   EXPECT_NEAR(xs[1], 0.8429607892154795668, 1e-14);  // CEC 2006
   EXPECT_NEAR(p->f(xs), -6961.81387558015, 1e-8);    // CEC 2006
-  EXPECT_NEAR(p->f(xs), -6961.81388, 1e-5);          // the digest's value
+  EXPECT_NEAR(p->f(xs), -6961.81388, 1e-5);          // the rounded literature value
   expect_known_feasible(*p, xs);
   expect_values(p->g(xs), {0, 0}, 1e-12);
-  // The digest's rounded optimizer (14.095, 0.84296) is 6.6e-6 outside the second circle,
-  // which is why it scores 8.7e-4 below f*.
+  // The usually quoted rounded optimizer (14.095, 0.84296) is 6.6e-6 outside the second
+  // circle, which is why it scores 8.7e-4 below f*.
   const Eigen::VectorXd rounded = vec({14.095, 0.84296});
   EXPECT_NEAR(p->f(rounded), -6961.814744487831, 1e-8);
   expect_values(p->g(rounded), {-6.561600017107594e-06, 6.561600002896739e-06}, 1e-9);
@@ -507,7 +510,7 @@ TEST(leafgp_suite, g7) {
   EXPECT_EQ(s.upper()[7], 10.0);
   const Eigen::VectorXd xs = declared_optimizer(*p, 24.30620906818, true);
   EXPECT_NEAR(p->f(xs), 24.30620906817991, 1e-10);
-  EXPECT_NEAR(p->f(xs), 24.3062091, 1e-7);  // the digest's value
+  EXPECT_NEAR(p->f(xs), 24.3062091, 1e-7);  // the rounded literature value
   expect_known_feasible(*p, xs);
   const Eigen::VectorXd z = Eigen::VectorXd::Zero(10);
   EXPECT_NEAR(p->f(z), 1352.0, 1e-10);
@@ -526,7 +529,7 @@ TEST(leafgp_suite, g10) {
                                    {10, 1000}});
   const Eigen::VectorXd xs = declared_optimizer(*p, 7049.24802052867, true);
   EXPECT_NEAR(p->f(xs), 7049.248020528668, 1e-8);
-  EXPECT_NEAR(p->f(xs), 7049.248, 1e-3);  // the digest's value
+  EXPECT_NEAR(p->f(xs), 7049.248, 1e-3);  // the rounded literature value
   expect_known_feasible(*p, xs);
   const Eigen::VectorXd pt = vec({5000, 5000, 5000, 100, 200, 300, 400, 500});
   EXPECT_NEAR(p->f(pt), 15000.0, 1e-12);

@@ -295,7 +295,8 @@ TEST(problem_mondrian_suite, sphere_constrained) {
 
 TEST(problem_mondrian_suite, sphere_constrained_feasible_fraction_does_not_reproduce) {
   // NOT REPRODUCED: Table 6.1 gives 17.4385%, but the printed constraint (kept, the intended
-  // one being unknown) has 51.815% feasible (integration over x2; digest §7 found 51.7% too).
+  // one being unknown) has 51.815% feasible (integration over x2; the independent numerical
+  // check in docs/methods/mondrian-nelder-mead.md gives 51.7% too).
   auto p = make("sphere_constrained");
   const int n = 1000000;
   const Estimate r = feasible_fraction(*p, n);

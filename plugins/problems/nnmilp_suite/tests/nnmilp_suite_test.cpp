@@ -257,9 +257,10 @@ TEST(nnmilp_suite_plugin, ising_values_and_feasibility) {
 }
 
 TEST(nnmilp_suite_plugin, ising_feasible_fraction) {
-  // The digest: per pair sum_c C(5,c)^2 = 252 of 1024 settings, so (252/1024)^10 = 8.1e-7 for
-  // n = 100, "< 1e-6" in the paper. That is too rare to sample, so: one pair exactly, and
-  // three pairs jointly by Monte Carlo (the pairs share no variable, so the fractions multiply).
+  // docs/methods/nn-milp.md: per pair sum_c C(5,c)^2 = 252 of 1024 settings, so
+  // (252/1024)^10 = 8.1e-7 for n = 100, "< 1e-6" in the paper (App. E.2.3). That is too rare
+  // to sample, so: one pair exactly, and three pairs jointly by Monte Carlo (the pairs share no
+  // variable, so the fractions multiply).
   auto p = make("ising100");
   Eigen::VectorXd x = Eigen::VectorXd::Zero(100);
   int feasible = 0;

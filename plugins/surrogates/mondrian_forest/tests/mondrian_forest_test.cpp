@@ -413,7 +413,8 @@ TEST(mondrian_forest, distance_uncertainty_matches_direct_computation) {
         const double expected = c.as_variance ? u : u * u;
         EXPECT_NEAR(var[i], expected, 1e-9 * std::max(1.0, expected))
             << "query " << i << " metric " << metric << " scaling " << c.ref.scaling;
-        // The digest's invariant: no uncertainty at an observed point of a mixed space.
+        // The thesis's invariant (Sec. 4.2, distance to the closest observed point): no
+        // uncertainty at an observed point of a mixed space.
         if (i >= 30 && !c.ref.literal_goodall) {
           EXPECT_EQ(var[i], 0.0) << "training point " << i;
         }
