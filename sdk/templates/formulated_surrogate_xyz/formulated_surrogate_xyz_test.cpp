@@ -23,7 +23,7 @@ using arbo::sdk::testing::TestContext;
 TEST(formulated_surrogate_xyz_plugin, conformance) { expect_plugin_conforms(XYZ_PLUGIN_PATH); }
 
 // A real coordinate and an integer one; y jumps where a crosses 0.3 (or b crosses 4.5).
-class Stump : public ::testing::Test {
+class formulated_surrogate_xyz_stump : public ::testing::Test {
  protected:
   void make(bool split_on_integer) {
     info_ = plugin_.find(Kind::Surrogate, "xyz");
@@ -87,7 +87,7 @@ class Stump : public ::testing::Test {
 
 // The fit finds the separating split, and each side predicts its own mean, with a variance
 // that is the side's spread plus the spread of all targets over the side's size.
-TEST_F(Stump, predicts_each_sides_mean) {
+TEST_F(formulated_surrogate_xyz_stump, predicts_each_sides_mean) {
   make(false);
   Eigen::MatrixXd X(4, 2);
   X << 0.0, 5, 0.375, 5, 0.376, 5, 1.0, 0;
@@ -100,14 +100,14 @@ TEST_F(Stump, predicts_each_sides_mean) {
   const Eigen::VectorXd y = data_.y;
   const double all = (y.array() - y.mean()).square().mean();
   EXPECT_NEAR(var[0], 0.02 / 3.0 + all / 3.0, 1e-12);
-  EXPECT_DOUBLE_EQ(var[0], var[3]);  // same spread on both sides here
+  EXPECT_NEAR(var[0], var[3], 1e-12);  // same spread on both sides here
 }
 
 // At every point the model's rows hold with the side binary at the point's side and s, v at
 // the side's sd and variance, and the formulated mean equals predict(): the formulation and
 // the predictions agree, which the acquisitions rely on. The other side's binary violates a
 // row: the big-M rows do tie b to x.
-TEST_F(Stump, formulation_agrees_with_predict_on_a_real_split) {
+TEST_F(formulated_surrogate_xyz_stump, formulation_agrees_with_predict_on_a_real_split) {
   make(false);
   Model m;
   const PointVariables pv = add_point_variables(m, space_);
@@ -135,7 +135,7 @@ TEST_F(Stump, formulation_agrees_with_predict_on_a_real_split) {
 
 // On an integer coordinate the sides are b <= 5 and b >= 6: both integers next to the
 // threshold are feasible on their own side only.
-TEST_F(Stump, formulation_leaves_no_gap_on_an_integer_split) {
+TEST_F(formulated_surrogate_xyz_stump, formulation_leaves_no_gap_on_an_integer_split) {
   make(true);
   Model m;
   const PointVariables pv = add_point_variables(m, space_);
@@ -149,7 +149,7 @@ TEST_F(Stump, formulation_leaves_no_gap_on_an_integer_split) {
 }
 
 // decode moves the split coordinate to the middle of the solver's side and keeps the rest.
-TEST_F(Stump, decode_moves_to_the_middle_of_the_side) {
+TEST_F(formulated_surrogate_xyz_stump, decode_moves_to_the_middle_of_the_side) {
   make(false);
   Model m;
   const PointVariables pv = add_point_variables(m, space_);
