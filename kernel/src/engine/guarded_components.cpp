@@ -256,9 +256,9 @@ std::shared_ptr<Base> make_proxy(TypeList<Chosen...>, TypeList<Next, Rest...>,
                            std::move(id), recorder);
 }
 
-// Every capability of sdk/capabilities/{surrogate,acquisition}.hpp that a surrogate or an acquisition may implement
-// and a plugin may look for with dynamic_cast. FormulatesConstraint and ProjectsPoints belong to
-// known constraints, which are not proxied.
+// Every capability of sdk/capabilities/{surrogate,acquisition}.hpp that a surrogate or an
+// acquisition may implement and a plugin may look for with dynamic_cast. FormulatesConstraint and
+// ProjectsPoints belong to known constraints, which are not proxied.
 using SurrogateCapabilities =
     TypeList<sdk::FormulatesSurrogate, sdk::DecodesSolution, sdk::DensityModel,
              sdk::ReportsGoodFraction, sdk::PosteriorSampler, sdk::FitsPartialObservations>;
