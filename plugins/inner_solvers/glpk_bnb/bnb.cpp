@@ -26,7 +26,7 @@ using bnb::Clock;
 using sdk::kInfinity;
 
 void check_options(const sdk::SolveOptions& o) {
-  auto bad = [](const std::string& what) { throw sdk::InvalidArgument("glpk_bnb: " + what); };
+  auto bad = [](const std::string& what) { throw sdk::InvalidArgument(what); };
   if (!(o.absolute_gap >= 0.0))
     bad(fmt::format("absolute_gap must be >= 0, got {}", o.absolute_gap));
   if (!(o.relative_gap >= 0.0))

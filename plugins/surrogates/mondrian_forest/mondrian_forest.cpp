@@ -85,7 +85,7 @@ MondrianForestSurrogate::MondrianForestSurrogate(const sdk::CreateArgs& args)
 }
 
 void MondrianForestSurrogate::fit(const sdk::Dataset& data, const sdk::Metric& metric) {
-  if (data.size() == 0) throw sdk::InvalidArgument("mondrian_forest: fit() needs at least one row");
+  if (data.size() == 0) throw sdk::InvalidArgument("needs at least one row");
   // The raw values of the metric: constraints are regressed on their real values, not on
   // feasibility labels (thesis ch. 4).
   const Eigen::VectorXd y = data.target(metric);
@@ -94,7 +94,7 @@ void MondrianForestSurrogate::fit(const sdk::Dataset& data, const sdk::Metric& m
         fmt::format("mondrian_forest: non-finite value in metric '{}'", metric.name));
   }
   if (!data.X.allFinite()) {
-    throw sdk::InvalidArgument("mondrian_forest: non-finite coordinate in the data");
+    throw sdk::InvalidArgument("non-finite coordinate in the data");
   }
   forest_.fit(data.X, y, settings_, ctx_.rng());
   if (distance_) uncertainty_.fit(data.X, y);
@@ -103,7 +103,7 @@ void MondrianForestSurrogate::fit(const sdk::Dataset& data, const sdk::Metric& m
 
 void MondrianForestSurrogate::predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
                                       Eigen::VectorXd& variance) const {
-  if (dim_ < 0) throw sdk::Error("mondrian_forest: predict() before fit()");
+  if (dim_ < 0) throw sdk::Error("called before fit()");
   if (X.cols() != dim_) {
     throw sdk::InvalidArgument(fmt::format(
         "mondrian_forest: predict() got {} columns, the model was fitted on {}", X.cols(), dim_));

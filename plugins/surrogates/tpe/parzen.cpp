@@ -84,7 +84,7 @@ Encoding::Encoding(const sdk::Space& space) {
     if (p.condition) {
       has_conditions_ = true;
       const auto parent = space.index_of(p.condition->parent);
-      if (!parent) throw sdk::InvalidArgument("tpe: unknown condition parent " + p.name);
+      if (!parent) throw sdk::InvalidArgument("unknown condition parent " + p.name);
       m.parent = static_cast<int>(*parent);
       const sdk::Parameter& pp = space[*parent];
       for (const sdk::Value& v : p.condition->values) {
@@ -137,7 +137,7 @@ void Parzen::fit(const Encoding& enc, const Eigen::MatrixXd& X,
   const std::size_t D = enc.dim();
   const auto n = static_cast<Eigen::Index>(rows.size());
   const Eigen::Index B = n + (options.prior ? 1 : 0);
-  if (B == 0) throw sdk::InvalidArgument("tpe: a Parzen estimator needs a point or the prior");
+  if (B == 0) throw sdk::InvalidArgument("a Parzen estimator needs a point or the prior");
   // Uniform weights; the prior weighs as much as one observation.
   weights_log_ = Eigen::ArrayXd::Constant(B, -std::log(static_cast<double>(B)));
   bandwidth_.assign(D, 0.0);

@@ -65,7 +65,7 @@ TpeSurrogate::TpeSurrogate(const sdk::CreateArgs& args)
 }
 
 void TpeSurrogate::fit(const sdk::Dataset& data, const sdk::Metric& metric) {
-  if (data.size() == 0) throw sdk::InvalidArgument("tpe: fit() needs at least one observation");
+  if (data.size() == 0) throw sdk::InvalidArgument("needs at least one observation");
   const Eigen::VectorXd values = data.target(metric);
   X_all_ = data.X;
   fit_rows(X_all_, values, &data.feasible, metric.is_objective(), metric.name);
@@ -80,7 +80,7 @@ void TpeSurrogate::fit_partial(const sdk::Dataset& data, const sdk::Metric& metr
     return;
   }
   if (X_partial.cols() != data.X.cols() || X_partial.rows() != partial.size()) {
-    throw sdk::InvalidArgument("tpe: fit_partial() got partial rows of the wrong shape");
+    throw sdk::InvalidArgument("partial rows of the wrong shape");
   }
   const Eigen::VectorXd own = data.target(metric);
   X_all_.resize(data.X.rows() + X_partial.rows(), data.X.cols());
@@ -94,7 +94,7 @@ void TpeSurrogate::fit_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& val
                             const std::vector<std::uint8_t>* feasible, bool objective,
                             const std::string& name) {
   const auto n = static_cast<std::size_t>(values.size());
-  if (n == 0) throw sdk::InvalidArgument("tpe: fit() needs at least one observation");
+  if (n == 0) throw sdk::InvalidArgument("needs at least one observation");
   std::vector<Eigen::Index> good, bad;
   good.reserve(n);
   bad.reserve(n);
@@ -175,17 +175,17 @@ const std::vector<std::uint8_t>& TpeSurrogate::activity_of(const Eigen::VectorXd
 }
 
 double TpeSurrogate::log_l(const Eigen::VectorXd& x) const {
-  if (!fitted_) throw sdk::InvalidArgument("tpe: log_l() before fit()");
+  if (!fitted_) throw sdk::InvalidArgument("called before fit()");
   return l_.log_pdf(x, activity_of(x));
 }
 
 double TpeSurrogate::log_g(const Eigen::VectorXd& x) const {
-  if (!fitted_) throw sdk::InvalidArgument("tpe: log_g() before fit()");
+  if (!fitted_) throw sdk::InvalidArgument("called before fit()");
   return g_.log_pdf(x, activity_of(x));
 }
 
 void TpeSurrogate::sample_l(std::size_t n, std::mt19937_64& rng, Eigen::MatrixXd& out) const {
-  if (!fitted_) throw sdk::InvalidArgument("tpe: sample_l() before fit()");
+  if (!fitted_) throw sdk::InvalidArgument("called before fit()");
   out.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(enc_.dim()));
   l_.sample(n, rng, joint_sampling_, out, 0);
   // Inactive coordinates get their defaults, so equal configurations have equal vectors.
@@ -200,7 +200,7 @@ void TpeSurrogate::sample_l(std::size_t n, std::mt19937_64& rng, Eigen::MatrixXd
 
 void TpeSurrogate::predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
                            Eigen::VectorXd& variance) const {
-  if (!fitted_) throw sdk::InvalidArgument("tpe: predict() before fit()");
+  if (!fitted_) throw sdk::InvalidArgument("called before fit()");
   mean.resize(X.rows());
   variance.setZero(X.rows());
   Eigen::VectorXd x(X.cols());
