@@ -14,16 +14,11 @@
 #include "arbo/kernel/problem_loader.hpp"
 #include "arbo/kernel/random_streams.hpp"
 #include "arbo/sdk/projection.hpp"
+#include "util/clock.hpp"
 
 namespace arbo::kernel {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // When the inner solver fails although an observation satisfies the known constraints: uniform
 // draws tried as they are, and how many of them are projected onto the constraints (each

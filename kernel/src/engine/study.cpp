@@ -12,6 +12,7 @@
 #include "engine/augmentation.hpp"
 #include "engine/components.hpp"
 #include "engine/proposer.hpp"
+#include "util/clock.hpp"
 
 #ifndef ARBO_VERSION
 #define ARBO_VERSION "0.0.0"
@@ -20,7 +21,6 @@
 namespace arbo::kernel {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 const char* to_string(Termination t) noexcept {
   switch (t) {
@@ -30,18 +30,6 @@ const char* to_string(Termination t) noexcept {
   }
   return "unknown";
 }
-
-namespace {
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 std::string params_to_json(const sdk::Space& space, const Eigen::VectorXd& x) {
   const auto values = space.decode(x);

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arbo/kernel/errors.hpp"
+#include "util/clock.hpp"
 
 namespace arbo::kernel {
 
@@ -65,10 +66,6 @@ constexpr const char* kProposalStatsSql =
 constexpr const char* kSelectColumns =
     "SELECT id, status, origin, x, params, objective, constraints, feasible, reason, "
     "proposed_by, propose_seconds, eval_seconds, created_at, finished_at FROM observations";
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // Vectors are stored as raw little-endian IEEE doubles, independent of the host's byte order,
 // so a study directory can be copied between machines.

@@ -72,8 +72,7 @@ sdk::ParamSpec xi_spec() {
 // ---------------------------------------------------------------------------------------------
 // GaussianAcquisition
 
-GaussianAcquisition::GaussianAcquisition(const sdk::CreateArgs& args, std::string id)
-    : ctx_(args.context), id_(std::move(id)) {}
+GaussianAcquisition::GaussianAcquisition(const sdk::CreateArgs& args) : ctx_(args.context) {}
 
 void GaussianAcquisition::bind_models(const sdk::AcquisitionInputs& inputs, bool use_constraints) {
   if (inputs.objective == nullptr) {
@@ -147,11 +146,8 @@ const sdk::ParamSpecList& ImprovementAcquisition::params() {
   return specs;
 }
 
-ImprovementAcquisition::ImprovementAcquisition(const sdk::CreateArgs& args, std::string id,
-                                               Criterion criterion)
-    : GaussianAcquisition(args, std::move(id)),
-      criterion_(criterion),
-      xi_(args.params.get_real("xi")) {}
+ImprovementAcquisition::ImprovementAcquisition(const sdk::CreateArgs& args, Criterion criterion)
+    : GaussianAcquisition(args), criterion_(criterion), xi_(args.params.get_real("xi")) {}
 
 void ImprovementAcquisition::bind(const sdk::AcquisitionInputs& inputs) {
   // Black-box constraint models are ignored (documented choice): the incumbent is the best
@@ -178,10 +174,10 @@ void ImprovementAcquisition::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen
 }
 
 ExpectedImprovement::ExpectedImprovement(const sdk::CreateArgs& args)
-    : ImprovementAcquisition(args, "acquisition/ei", &expected_improvement) {}
+    : ImprovementAcquisition(args, &expected_improvement) {}
 
 ProbabilityOfImprovement::ProbabilityOfImprovement(const sdk::CreateArgs& args)
-    : ImprovementAcquisition(args, "acquisition/pi", &probability_of_improvement) {}
+    : ImprovementAcquisition(args, &probability_of_improvement) {}
 
 // ---------------------------------------------------------------------------------------------
 // lcb
@@ -197,7 +193,7 @@ const sdk::ParamSpecList& LowerConfidenceBound::params() {
 }
 
 LowerConfidenceBound::LowerConfidenceBound(const sdk::CreateArgs& args)
-    : GaussianAcquisition(args, "acquisition/lcb"), kappa_(args.params.get_real("kappa")) {}
+    : GaussianAcquisition(args), kappa_(args.params.get_real("kappa")) {}
 
 void LowerConfidenceBound::bind(const sdk::AcquisitionInputs& inputs) {
   // Black-box constraint models are ignored (documented choice), in value() and formulate()
@@ -264,7 +260,7 @@ const sdk::ParamSpecList& ConstrainedExpectedImprovement::params() {
 }
 
 ConstrainedExpectedImprovement::ConstrainedExpectedImprovement(const sdk::CreateArgs& args)
-    : GaussianAcquisition(args, "acquisition/cwei"), xi_(args.params.get_real("xi")) {}
+    : GaussianAcquisition(args), xi_(args.params.get_real("xi")) {}
 
 void ConstrainedExpectedImprovement::bind(const sdk::AcquisitionInputs& inputs) {
   bind_models(inputs, true);

@@ -26,7 +26,7 @@ class GaussianAcquisition : public sdk::Acquisition {
   void values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const final;
 
  protected:
-  GaussianAcquisition(const sdk::CreateArgs& args, std::string id);
+  explicit GaussianAcquisition(const sdk::CreateArgs& args);
 
   /// Stores the objective model and the constraint models (when `use_constraints`); throws
   /// when there is no objective model.
@@ -48,7 +48,6 @@ class GaussianAcquisition : public sdk::Acquisition {
                      Eigen::VectorXd& out) const = 0;
 
   sdk::Context& ctx_;
-  std::string id_;
   const sdk::Surrogate* objective_ = nullptr;
   std::vector<const sdk::Surrogate*> constraints_;
   std::vector<double> c_scale_;  // largest |observed value| per constraint: the sd floor's units
@@ -69,7 +68,7 @@ class GaussianAcquisition : public sdk::Acquisition {
 class ImprovementAcquisition : public GaussianAcquisition {
  public:
   using Criterion = double (*)(double improvement, double sd);
-  ImprovementAcquisition(const sdk::CreateArgs& args, std::string id, Criterion criterion);
+  ImprovementAcquisition(const sdk::CreateArgs& args, Criterion criterion);
   static const sdk::ParamSpecList& params();
   void bind(const sdk::AcquisitionInputs& inputs) override;
 
