@@ -12,6 +12,7 @@
 #include "arbo/sdk/capabilities/surrogate.hpp"
 #include "arbo/sdk/constraint.hpp"
 #include "arbo/sdk/error.hpp"
+#include "arbo/sdk/excerpt.hpp"
 #include "arbo/sdk/inner_solver.hpp"
 #include "arbo/sdk/plugin.hpp"
 #include "arbo/sdk/problem.hpp"
@@ -28,6 +29,14 @@ InvalidArgument::InvalidArgument(const std::string& message) : Error(message) {}
 InvalidArgument::~InvalidArgument() = default;
 Cancelled::Cancelled(const std::string& message) : Error(message) {}
 Cancelled::~Cancelled() = default;
+
+std::string excerpt(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t cut = max_bytes;
+  // Back up over UTF-8 continuation bytes (10xxxxxx) to the start of a character.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... ({} bytes)", text.substr(0, cut), text.size());
+}
 
 Context::~Context() = default;
 Component::~Component() = default;

@@ -39,7 +39,7 @@ TEST(ParseCommandOutput, RejectsGarbageNaNAndMissingValues) {
     std::string reason_part;
   };
   const std::vector<Case> cases{
-      {"", {}, "printed nothing"},
+      {"", {}, "command output is empty"},
       {"hello world", {}, "not valid JSON"},
       {"NaN", {}, "NaN or infinite"},
       {R"({"objective": NaN})", {}, "NaN or infinite"},

@@ -19,9 +19,11 @@
 #include "arbo/kernel/plugin_registry.hpp"
 #include "arbo/kernel/problem_loader.hpp"
 #include "arbo/sdk/error.hpp"
+#include "arbo/sdk/excerpt.hpp"
 #include "arbo/sdk/problem.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
+#include "engine/evaluation_output.hpp"
 
 namespace po = boost::program_options;
 
@@ -200,16 +202,17 @@ sdk::Value to_value(const sdk::Parameter& p, const nlohmann::json& v) {
                                       : v.get<std::int64_t>();
       }
       if (v.is_number_float()) return v.get<double>();
-      throw bad(fmt::format("expected a number, got {}", v.dump()));
+      throw bad(fmt::format("expected a number, got {}", sdk::excerpt(v.dump())));
     case sdk::ParamType::Categorical:
       if (v.is_string()) return v.get<std::string>();
       // Choices that look like numbers ("0".."9") may arrive unquoted from some scripts.
       if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
-      throw bad(fmt::format("expected one of the choices as a string, got {}", v.dump()));
+      throw bad(
+          fmt::format("expected one of the choices as a string, got {}", sdk::excerpt(v.dump())));
     case sdk::ParamType::Binary:
       if (v.is_boolean()) return v.get<bool>();
       if (v.is_number_integer()) return v.get<std::int64_t>();
-      throw bad(fmt::format("expected true or false, got {}", v.dump()));
+      throw bad(fmt::format("expected true or false, got {}", sdk::excerpt(v.dump())));
   }
   throw bad("unknown type");
 }
@@ -224,7 +227,7 @@ Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& par
       for (const auto& p : space.parameters()) names.push_back(p.name);
       const std::string hint = sdk::nearest_name(name, names);
       throw sdk::InvalidArgument(
-          fmt::format("unknown parameter '{}'{}", name,
+          fmt::format("unknown parameter '{}'{}", sdk::excerpt(name),
                       hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
     }
   }
@@ -243,15 +246,35 @@ Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& par
   return x;
 }
 
+// Reads one line into `line`, without its newline. A line longer than `max_bytes` is read to
+// its end but not kept: `too_long` is set and `line` holds its first `max_bytes` bytes, so that
+// a runaway input costs no more memory than a line at the limit. False at the end of input.
+bool read_line(std::istream& in, std::string& line, std::size_t max_bytes, bool& too_long) {
+  line.clear();
+  too_long = false;
+  std::streambuf& buf = *in.rdbuf();
+  bool any = false;
+  for (int c = buf.sbumpc(); c != std::char_traits<char>::eof(); c = buf.sbumpc()) {
+    any = true;
+    if (c == '\n') return true;
+    if (line.size() < max_bytes) {
+      line.push_back(static_cast<char>(c));
+    } else {
+      too_long = true;
+    }
+  }
+  return any;
+}
+
 const kernel::ComponentEntry& find_problem(const kernel::PluginRegistry& registry,
                                            std::string name) {
   if (name.rfind("problem/", 0) == 0) name = name.substr(8);
   const kernel::ComponentEntry* e = registry.find(sdk::Kind::Problem, name);
   if (e == nullptr) {
     const std::string hint = sdk::nearest_name(name, registry.names(sdk::Kind::Problem));
-    throw kernel::ConfigError(
-        fmt::format("no problem called '{}' is loaded{}; 'arbo problems' lists them", name,
-                    hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+    throw kernel::ConfigError(fmt::format(
+        "no problem called '{}' is loaded{}; 'arbo problems' lists them", sdk::excerpt(name),
+        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
   }
   return *e;
 }
@@ -322,7 +345,8 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       "options");
   std::string action, name;
   double noise = 0.0;
-  std::uint64_t seed = 0;
+  // Signed, as a study's seed: boost would read "-1" into an unsigned seed as 2^64 - 1.
+  std::int64_t seed = 0;
   opts.add_options()("help,h", "show this help")(
       "noise", po::value(&noise),
       "standard deviation of Gaussian noise added to the objective (default 0)")(
@@ -343,6 +367,7 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
   if (!(noise >= 0.0) || !std::isfinite(noise)) {
     throw po::error(fmt::format("--noise {}: must be a finite number >= 0", noise));
   }
+  if (seed < 0) throw po::error(fmt::format("--seed {}: must be >= 0", seed));
 
   kernel::PluginRegistry registry = load_registry(g);
   const kernel::ComponentEntry& entry = find_problem(registry, name);
@@ -351,22 +376,25 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
   const sdk::Space& space = lp.space;
   // The study's own evaluator: the n-th line gets the noise of observation n of a study with
   // this seed.
-  const auto evaluator =
-      kernel::make_problem_evaluator(lp.problem, entry.id, *pp->context, seed, noise);
+  const auto evaluator = kernel::make_problem_evaluator(lp.problem, entry.id, *pp->context,
+                                                        static_cast<std::uint64_t>(seed), noise);
   Eigen::VectorXd known_values;
   std::int64_t n = 0;
   std::string line;
-  while (std::getline(std::cin, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+  bool too_long = false;
+  while (read_line(std::cin, line, kernel::kMaxJsonBytes, too_long)) {
+    if (!too_long && line.find_first_not_of(" \t\r") == std::string::npos) continue;
     ++n;
     ojson out;
     try {
-      nlohmann::json in;
-      try {
-        in = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::parse_error& e) {
-        throw sdk::InvalidArgument(fmt::format("input is not JSON: {}", e.what()));
+      if (too_long) {
+        throw sdk::InvalidArgument(fmt::format("input line is longer than the limit of {} MiB",
+                                               kernel::kMaxJsonBytes >> 20));
       }
+      std::string error;
+      const std::optional<nlohmann::json> parsed = kernel::parse_bounded_json(line, error);
+      if (!parsed) throw sdk::InvalidArgument(fmt::format("input {}", error));
+      const nlohmann::json& in = *parsed;
       if (!in.is_object()) throw sdk::InvalidArgument("input is not a JSON object");
       if (auto it = in.find("id"); it != in.end()) out["id"] = *it;
       const auto p = in.find("params");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `arbo ask`, `tell`, `show`, `export`. `show` and `export` read the store only, so they work
 // without any plugin (for example on a machine that only archives studies).
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -13,8 +15,10 @@
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/study.hpp"
+#include "arbo/sdk/excerpt.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
+#include "engine/evaluation_output.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -36,6 +40,18 @@ std::vector<std::string> json_names(const kernel::StudyStore& store, const std::
     for (const auto& n : nlohmann::json::parse(*text)) names.push_back(n.get<std::string>());
   }
   return names;
+}
+
+// `text` as a finite number, the whole of it; else `refuse` is called with a message naming
+// `what`.
+template <class Refuse>
+double read_finite(const std::string& text, const std::string& what, const Refuse& refuse) {
+  double v = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+    refuse(fmt::format("{} = '{}': expected a finite number", what, sdk::excerpt(text)));
+  }
+  return v;
 }
 
 bool better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }
@@ -80,12 +96,11 @@ int cmd_ask(const std::vector<std::string>& args, const Globals& g) {
 int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
   po::options_description opts(
       "arbo tell DIR ID (--objective V [--constraint NAME=V]... | --json TEXT | --failed REASON)");
-  std::string dir, json_text, failed;
+  std::string dir, json_text, failed, objective;
   std::int64_t id = 0;
-  std::optional<double> objective;
   std::vector<std::string> cons;
   opts.add_options()("help,h", "show this help")("dir", po::value(&dir), "study directory")(
-      "id", po::value(&id), "observation id from 'arbo ask'")("objective", po::value<double>(),
+      "id", po::value(&id), "observation id from 'arbo ask'")("objective", po::value(&objective),
                                                               "the objective value")(
       "constraint", po::value(&cons)->composing(), "a black-box constraint value: NAME=VALUE")(
       "json", po::value(&json_text), "the result as JSON, as an external command prints it")(
@@ -93,42 +108,68 @@ int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
   po::variables_map vm;
   if (!parse_args(args, opts, {required_arg("dir"), required_arg("id")}, vm))
     return kernel::kExitOk;
-  if (vm.count("objective")) objective = vm["objective"].as<double>();
-  const int modes = (objective ? 1 : 0) + (vm.count("json") ? 1 : 0) + (vm.count("failed") ? 1 : 0);
+  const bool has_objective = vm.count("objective") > 0;
+  const int modes =
+      (has_objective ? 1 : 0) + (vm.count("json") ? 1 : 0) + (vm.count("failed") ? 1 : 0);
   if (modes != 1) throw po::error("give exactly one of --objective, --json, --failed");
-  if (!cons.empty() && !objective) throw po::error("--constraint goes with --objective");
+  if (!cons.empty() && !has_objective) throw po::error("--constraint goes with --objective");
 
   kernel::PluginRegistry registry = load_registry(g);
   auto study = kernel::Study::open(dir, registry, g.verbose);
+  // A user's typo must never consume an evaluation: only --failed or {"error": ...} records a
+  // failed one. Anything else that is not a complete result is refused (exit 3) before the
+  // study is touched, so a pending observation stays pending.
+  const auto refuse = [&](const std::string& what) {
+    throw kernel::ConfigError(fmt::format(
+        "{}; nothing was recorded for observation {} (to record a failed evaluation, use "
+        "--failed REASON or --json '{{\"error\": REASON}}')",
+        what, id));
+  };
   kernel::EvalOutcome out;
   if (vm.count("failed")) {
     out.reason = failed.empty() ? "reported failed by the user" : failed;
-  } else if (vm.count("json")) {
-    out = study->outcome_from_json(json_text);
   } else {
-    nlohmann::json j;
-    j["objective"] = *objective;
-    nlohmann::json c = nlohmann::json::object();
-    for (const auto& s : cons) {
-      const auto eq = s.find('=');
-      if (eq == std::string::npos)
-        throw po::error(fmt::format("--constraint {}: expected NAME=VALUE", s));
-      try {
-        c[s.substr(0, eq)] = std::stod(s.substr(eq + 1));
-      } catch (const std::exception&) {
-        throw po::error(fmt::format("--constraint {}: value is not a number", s));
+    std::string text = json_text;
+    if (has_objective) {
+      nlohmann::json j;
+      j["objective"] = read_finite(objective, "--objective", refuse);
+      nlohmann::json c = nlohmann::json::object();
+      for (const auto& s : cons) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos) {
+          refuse(fmt::format("--constraint {}: expected NAME=VALUE", sdk::excerpt(s)));
+        }
+        const std::string name = s.substr(0, eq);
+        bool known = false;
+        for (const auto& bc : study->constraints()) known = known || bc.name == name;
+        if (!known) {
+          refuse(
+              fmt::format("--constraint {}: the study has no such constraint", sdk::excerpt(name)));
+        }
+        if (c.contains(name)) {
+          refuse(fmt::format("--constraint {} is given twice; give each constraint once",
+                             sdk::excerpt(name)));
+        }
+        c[name] = read_finite(s.substr(eq + 1), fmt::format("--constraint {}", name), refuse);
       }
+      for (const auto& bc : study->constraints()) {
+        if (!c.contains(bc.name)) {
+          refuse(fmt::format("constraint '{}' is missing: give --constraint {}=VALUE", bc.name,
+                             bc.name));
+        }
+      }
+      j["constraints"] = c;
+      text = j.dump();
     }
-    for (const auto& [name, v] : c.items()) {
-      bool known = false;
-      for (const auto& bc : study->constraints()) known = known || bc.name == name;
-      if (!known)
-        throw kernel::ConfigError(
-            fmt::format("--constraint {}: the study has no such constraint", name));
+    const kernel::EvaluationResult r =
+        kernel::read_evaluation_result(text, study->constraints(), "--json");
+    if (r.kind == kernel::ResultKind::Invalid) {
+      // Reasons about the text as a whole already begin with "--json".
+      const std::string& reason = r.outcome.reason;
+      refuse(has_objective || reason.rfind("--json", 0) == 0 ? reason
+                                                              : fmt::format("--json: {}", reason));
     }
-    j["constraints"] = c;
-    out = study->outcome_from_json(j.dump());
-    if (!out.ok) throw kernel::ConfigError(out.reason);
+    out = r.outcome;
   }
   study->tell(id, out);
   std::cout << fmt::format("observation {} recorded as {}\n", id, out.ok ? "complete" : "failed");

@@ -10,13 +10,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <regex>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/evaluator.hpp"
+#include "engine/evaluation_output.hpp"
 
 namespace arbo::kernel {
 
@@ -29,102 +28,6 @@ std::string tail(const std::string& s, std::size_t n) {
   std::string t = s.size() > n ? "..." + s.substr(s.size() - n) : s;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
   return t;
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-// Python's json module writes NaN/Infinity, which is not JSON; map them to null so the value
-// is reported as non-finite rather than as unparsable output.
-std::string neutralize_non_finite(const std::string& s) {
-  static const std::regex tokens(R"((-?Infinity|NaN)(?=\s*[,}\]]|\s*$))");
-  return std::regex_replace(s, tokens, "null");
-}
-
-std::optional<double> finite_number(const nlohmann::json& v) {
-  if (!v.is_number()) return std::nullopt;
-  const double d = v.get<double>();
-  if (!std::isfinite(d)) return std::nullopt;
-  return d;
-}
-
-EvalOutcome interpret(const nlohmann::json& j, const std::vector<BlackBoxConstraint>& cons) {
-  EvalOutcome out;
-  out.constraints = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(cons.size()));
-  if (j.is_number() || j.is_null()) {
-    if (!cons.empty()) {
-      out.reason =
-          "output is a bare number but the study declares black-box constraints; "
-          "print {\"objective\": ..., \"constraints\": {...}}";
-      return out;
-    }
-    auto v = finite_number(j);
-    if (!v) {
-      out.reason = "objective is NaN or infinite";
-      return out;
-    }
-    out.ok = true;
-    out.objective = *v;
-    return out;
-  }
-  if (!j.is_object()) {
-    out.reason = "output JSON is neither a number nor an object";
-    return out;
-  }
-  if (auto e = j.find("error"); e != j.end()) {
-    out.reason =
-        "command reported an error: " + (e->is_string() ? e->get<std::string>() : e->dump());
-    return out;
-  }
-  auto o = j.find("objective");
-  if (o == j.end()) {
-    out.reason = "output object has no \"objective\"";
-    return out;
-  }
-  auto v = finite_number(*o);
-  if (!v) {
-    out.reason = o->is_number() || o->is_null() ? "objective is NaN or infinite"
-                                                : "objective is not a number: " + o->dump();
-    return out;
-  }
-  if (!cons.empty()) {
-    auto c = j.find("constraints");
-    if (c == j.end()) {
-      out.reason =
-          "output has no \"constraints\" but the study declares " + std::to_string(cons.size());
-      return out;
-    }
-    for (std::size_t k = 0; k < cons.size(); ++k) {
-      const nlohmann::json* cv = nullptr;
-      if (c->is_object()) {
-        auto it = c->find(cons[k].name);
-        if (it == c->end()) {
-          out.reason = fmt::format("constraint '{}' is missing from the output", cons[k].name);
-          return out;
-        }
-        cv = &*it;
-      } else if (c->is_array() && c->size() == cons.size()) {
-        cv = &(*c)[k];
-      } else {
-        out.reason =
-            fmt::format("\"constraints\" must be an object by name or an array of {}", cons.size());
-        return out;
-      }
-      auto value = finite_number(*cv);
-      if (!value) {
-        out.reason = fmt::format("constraint '{}' is not a finite number", cons[k].name);
-        return out;
-      }
-      out.constraints[static_cast<Eigen::Index>(k)] = *value;
-    }
-  }
-  out.ok = true;
-  out.objective = *v;
-  return out;
 }
 
 void set_cloexec_nonblock(int fd) {
@@ -170,7 +73,7 @@ class CommandEvaluator final : public Evaluator {
                                   stderr_suffix(err_text));
       return failed;
     }
-    return parse_command_output(out_text, cons_);
+    return read_evaluation_result(out_text, cons_).outcome;
   }
 
  private:
@@ -318,28 +221,6 @@ class CommandEvaluator final : public Evaluator {
 };
 
 }  // namespace
-
-EvalOutcome parse_command_output(const std::string& stdout_text,
-                                 const std::vector<BlackBoxConstraint>& constraints) {
-  const std::string text = trim(stdout_text);
-  if (text.empty()) {
-    EvalOutcome out;
-    out.reason = "command printed nothing on stdout";
-    return out;
-  }
-  // Whole output first; else its last non-empty line (programs often log before the result).
-  std::vector<std::string> candidates{text};
-  if (auto nl = text.find_last_of('\n'); nl != std::string::npos) {
-    candidates.push_back(trim(text.substr(nl + 1)));
-  }
-  for (const auto& c : candidates) {
-    auto j = nlohmann::json::parse(neutralize_non_finite(c), nullptr, false);
-    if (!j.is_discarded()) return interpret(j, constraints);
-  }
-  EvalOutcome out;
-  out.reason = fmt::format("command output is not valid JSON: '{}'", tail(text, 200));
-  return out;
-}
 
 std::unique_ptr<Evaluator> make_command_evaluator(const ProblemSpec& spec,
                                                   std::vector<BlackBoxConstraint> constraints,
