@@ -14,6 +14,7 @@
 #include "arbo/kernel/pipeline.hpp"
 #include "arbo/kernel/plugin_registry.hpp"
 #include "arbo/kernel/study.hpp"
+#include "arbo/sdk/excerpt.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
 
@@ -31,6 +32,12 @@ std::string comparable(kernel::Pipeline p) {
   p.source_path.clear();
   p.problem.working_directory.clear();
   return kernel::to_toml(p);
+}
+
+std::string trim_blanks(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") + 1 - first);
 }
 
 void print_summary(const kernel::RunSummary& s, kernel::Study& study) {
@@ -71,7 +78,7 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
   std::unique_ptr<kernel::Study> study;
   if (resume) {
     if (!kernel::StudyStore::exists(study_dir)) {
-      throw kernel::StudyError(fmt::format("--resume: {} holds no study", study_dir));
+      throw kernel::StudyError(fmt::format("--resume: {} holds no study", sdk::excerpt(study_dir)));
     }
     study = kernel::Study::open(study_dir, registry, g.verbose);
     if (!file.empty()) {
@@ -80,33 +87,31 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
         throw kernel::ConfigError(
             fmt::format("{} does not match the pipeline stored in {}; only study.budget and "
                         "study.time_limit may change on resume (see 'arbo show {} --pipeline')",
-                        file, study_dir, study_dir));
+                        sdk::excerpt(file), sdk::excerpt(study_dir), sdk::excerpt(study_dir)));
       }
       study->set_limits(p.budget, p.time_limit_seconds);
     } else if (!sets.empty()) {
-      // Without a file, --set may extend the stored study's limits.
-      std::int64_t budget = study->pipeline().budget;
-      double limit = study->pipeline().time_limit_seconds;
+      // Without a file, --set may extend the stored study's limits. The values go through
+      // the pipeline loader like any --set (one parser, one validation): the stored pipeline
+      // with the overrides applied is loaded and must differ only in those limits.
       for (const auto& s : sets) {
         const auto eq = s.find('=');
-        const std::string key = s.substr(0, eq);
+        const std::string key = eq == std::string::npos ? s : trim_blanks(s.substr(0, eq));
         if (eq == std::string::npos || (key != "study.budget" && key != "study.time_limit")) {
           throw kernel::ConfigError(fmt::format(
               "--set {}: on resume without a FILE only study.budget and study.time_limit can be "
               "set",
-              s));
-        }
-        try {
-          if (key == "study.budget") budget = std::stoll(s.substr(eq + 1));
-          if (key == "study.time_limit") limit = std::stod(s.substr(eq + 1));
-        } catch (const std::exception&) {
-          throw kernel::ConfigError(fmt::format("--set {}: not a number", s));
+              sdk::excerpt(s)));
         }
       }
-      study->set_limits(budget, limit);
+      const kernel::Pipeline p =
+          kernel::parse_pipeline(kernel::to_toml(study->pipeline()),
+                                 (fs::path(study_dir) / "study.db").string() + " [stored pipeline]",
+                                 sets, kernel::lookup_from(registry));
+      study->set_limits(p.budget, p.time_limit_seconds);
     }
   } else {
-    const std::string text = read_text_file(file, "pipeline");
+    const std::string text = kernel::read_pipeline_file(file);
     kernel::Pipeline p = kernel::parse_pipeline(text, file, sets, kernel::lookup_from(registry));
     study = kernel::Study::create(study_dir, std::move(p), text, registry, g.verbose);
   }
@@ -159,7 +164,7 @@ int cmd_init(const std::vector<std::string>& args, const Globals& g) {
   if (file.empty()) throw po::error("a pipeline FILE is required");
   if (study_dir.empty()) study_dir = fs::path(file).stem().string() + ".study";
   kernel::PluginRegistry registry = load_registry(g);
-  const std::string text = read_text_file(file, "pipeline");
+  const std::string text = kernel::read_pipeline_file(file);
   kernel::Pipeline p = kernel::parse_pipeline(text, file, sets, kernel::lookup_from(registry));
   kernel::Study::create(study_dir, std::move(p), text, registry, g.verbose);
   std::cout << fmt::format("created study {}; next: arbo ask {}\n", study_dir, study_dir);

@@ -15,6 +15,7 @@
 #include "arbo/kernel/pipeline.hpp"
 #include "arbo/kernel/plugin_registry.hpp"
 #include "arbo/sdk/error.hpp"
+#include "arbo/sdk/excerpt.hpp"
 #include "arbo/sdk/model_io.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
@@ -25,8 +26,11 @@ namespace arbo::cli {
 
 namespace {
 
+// Largest LP file read: generous for a model, and a bound on what `solve /dev/zero` reads.
+constexpr std::size_t kMaxModelBytes = std::size_t{256} << 20;
+
 sdk::Model load_model(const std::string& file) {
-  const std::string text = read_text_file(file, "model");
+  const std::string text = kernel::read_input_file(file, "model", kMaxModelBytes);
   try {
     return sdk::read_lp(text, file);
   } catch (const sdk::InvalidArgument& e) {
@@ -100,7 +104,10 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   if (file.empty()) throw po::error("a model FILE (CPLEX LP format) is required");
   sdk::SolveOptions options;
   if (vm.count("time-limit")) {
-    if (!(time_limit > 0.0)) throw po::error("--time-limit must be a positive number of seconds");
+    if (!(time_limit > 0.0) || !(time_limit <= kernel::kMaxSeconds)) {
+      throw po::error(fmt::format("--time-limit must be a number of seconds > 0 and at most {:.0f}",
+                                  kernel::kMaxSeconds));
+    }
     options.time_limit_seconds = time_limit;
   }
   if (vm.count("gap")) {
@@ -124,7 +131,7 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
     throw kernel::ConfigError(fmt::format(
         "--solver {}: no inner solver of that name is loaded{}; loaded inner solvers: {} "
         "(check --plugin-path)",
-        solver_name, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+        sdk::excerpt(solver_name), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
         list.empty() ? "none" : list));
   }
   const std::string id = entry->id;
@@ -133,6 +140,11 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   std::vector<std::string> given;
   const sdk::ParamSet params = kernel::read_component_params(sets, entry->info, id, &given);
   set_limits_from_params(given, params, vm, options);
+  if (std::isfinite(options.time_limit_seconds) &&
+      options.time_limit_seconds > kernel::kMaxSeconds) {
+    throw kernel::ConfigError(fmt::format("--set time_limit={}: must be at most {:.0f} seconds",
+                                          options.time_limit_seconds, kernel::kMaxSeconds));
+  }
   // Declared before the component so that it outlives it.
   kernel::KernelContext context(id, kernel::make_logger("arbo", "", g.verbose), &interrupt_flag());
   if (std::isfinite(options.time_limit_seconds)) context.set_budget(options.time_limit_seconds);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "arbo/kernel/errors.hpp"
+#include "arbo/sdk/excerpt.hpp"
 #include "config/toml_util.hpp"
 
 namespace arbo::kernel::config {
@@ -22,7 +23,7 @@ std::string trim(std::string_view s) {
 }
 
 [[noreturn]] void bad_override(std::string_view text, std::string_view why) {
-  throw ConfigError(fmt::format("[error] --set {}: {}", text, why));
+  throw ConfigError(fmt::format("[error] --set {}: {}", sdk::excerpt(text), why));
 }
 
 // The override as a one-line TOML document "a.b.c = value", so that the new value carries a
@@ -30,12 +31,11 @@ std::string trim(std::string_view s) {
 // document holding exactly that one dotted key (e.g. the value was `adam` or had a newline).
 std::optional<TomlValue> parse_single_key(const std::string& line,
                                           const std::vector<std::string>& path) {
-  TomlValue doc;
-  try {
-    doc = parse_document(line, kOverrideSource);
-  } catch (const ConfigError&) {
-    return std::nullopt;
-  }
+  // Only a syntax error lets the caller try the value as a string: a value nested too deep
+  // or a number beyond its type is an error of its own, named as such.
+  std::optional<TomlValue> parsed = try_parse_document(line, kOverrideSource);
+  if (!parsed) return std::nullopt;
+  TomlValue doc = std::move(*parsed);
   const TomlValue* node = &doc;
   for (const auto& key : path) {
     if (!node->is_table() || node->as_table().size() != 1 || node->as_table().count(key) == 0) {
@@ -66,7 +66,7 @@ Override parse_override(const std::string& text) {
     const auto dot = key.find('.', start);
     o.path.push_back(trim(std::string_view(key).substr(start, dot - start)));
     if (o.path.back().empty()) {
-      bad_override(text, fmt::format("key '{}' has an empty component", key));
+      bad_override(text, fmt::format("key '{}' has an empty component", sdk::excerpt(key)));
     }
     if (dot == std::string::npos) break;
     start = dot + 1;
@@ -116,11 +116,12 @@ void apply_override(TomlValue& root, const Override& o) {
       if (!index) {
         bad_override(o.text, fmt::format("'{}' is an array; select an element by its index "
                                          "(0 is the first), e.g. {}.0",
-                                         walked, walked));
+                                         sdk::excerpt(walked), sdk::excerpt(walked)));
       }
       if (*index >= array.size()) {
-        bad_override(o.text, fmt::format("index {} is out of range: '{}' has {} element{}", *index,
-                                         walked, array.size(), array.size() == 1 ? "" : "s"));
+        bad_override(o.text,
+                     fmt::format("index {} is out of range: '{}' has {} element{}", *index,
+                                 sdk::excerpt(walked), array.size(), array.size() == 1 ? "" : "s"));
       }
       if (last) {
         array[*index] = *src;
@@ -128,8 +129,8 @@ void apply_override(TomlValue& root, const Override& o) {
       }
       node = &array[*index];
     } else {
-      bad_override(o.text, fmt::format("'{}' is {}, not a table; it has no key '{}'", walked,
-                                       type_name(*node), key));
+      bad_override(o.text, fmt::format("'{}' is {}, not a table; it has no key '{}'",
+                                       sdk::excerpt(walked), type_name(*node), sdk::excerpt(key)));
     }
     walked = join_path(walked, key);
   }

@@ -11,13 +11,13 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/pipeline.hpp"
 #include "arbo/sdk/error.hpp"
+#include "arbo/sdk/excerpt.hpp"
 #include "config/toml_util.hpp"
 
 namespace arbo::kernel {
@@ -52,6 +52,11 @@ const Names kAugmentationKeys = {"cheap_constraints", "points"};
 const Names kParamTypes = {"real", "integer", "categorical", "binary"};
 
 constexpr std::int64_t kDefaultDesignSize = 10;
+// Largest integer bound of a parameter: 2^53, the integers a double (a point's coordinate)
+// holds exactly.
+constexpr std::int64_t kMaxExactInteger = std::int64_t{1} << 53;
+// Most points drawn at once for the initial design or the knowledge augmentation.
+constexpr std::int64_t kMaxDrawnPoints = 1'000'000;
 
 bool contains(const Names& names, std::string_view key) {
   return std::find(names.begin(), names.end(), key) != names.end();
@@ -76,13 +81,14 @@ void check_keys(const TomlValue& table, std::string_view path, const Names& allo
     if (path.empty() && value.is_table()) {
       const std::string hint = sdk::nearest_name(key, allowed);
       fail(value, key,
-           fmt::format("unknown table [{}]{}", key,
+           fmt::format("unknown table [{}]{}", sdk::excerpt(key),
                        hint.empty() ? fmt::format("; valid tables: {}", fmt::join(allowed, ", "))
                                     : fmt::format("; did you mean [{}]?", hint)),
            "unknown table");
     }
     fail(value, join_path(path, key),
-         fmt::format("unknown key '{}' {}{}", key, where, did_you_mean(key, allowed, "keys")),
+         fmt::format("unknown key '{}' {}{}", sdk::excerpt(key), where,
+                     did_you_mean(key, allowed, "keys")),
          "unknown key");
   }
 }
@@ -268,7 +274,8 @@ class PipelineReader {
     const sdk::ComponentInfo* info = lookup_.find ? lookup_.find(kind, name) : nullptr;
     if (info == nullptr) {
       const Names names = plugin_names(kind);
-      std::string message = fmt::format("unknown {} plugin '{}'", sdk::to_string(kind), name);
+      std::string message =
+          fmt::format("unknown {} plugin '{}'", sdk::to_string(kind), sdk::excerpt(name));
       if (names.empty()) {
         message += fmt::format("; no {} plugins are loaded", sdk::to_string(kind));
       } else {
@@ -345,7 +352,7 @@ class PipelineReader {
       if (d != "minimize" && d != "maximize") {
         const std::string hint = sdk::nearest_name(d, {"minimize", "maximize"});
         fail(*v, "study.direction",
-             fmt::format("must be \"minimize\" or \"maximize\", got \"{}\"{}", d,
+             fmt::format("must be \"minimize\" or \"maximize\", got \"{}\"{}", sdk::excerpt(d),
                          hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint)),
              "unknown direction");
       }
@@ -353,10 +360,11 @@ class PipelineReader {
     }
     if (const auto* v = find_key(*study, "time_limit")) {
       p.time_limit_seconds = read_number(*v, "study.time_limit", "a number of seconds >= 0");
-      if (!(p.time_limit_seconds >= 0) || std::isinf(p.time_limit_seconds)) {
+      if (!(p.time_limit_seconds >= 0) || !(p.time_limit_seconds <= kMaxSeconds)) {
         fail(*v, "study.time_limit",
-             fmt::format("must be a finite number of seconds >= 0 (0 = no limit), got {}",
-                         p.time_limit_seconds),
+             fmt::format(
+                 "must be a number of seconds from 0 (no limit) to {:.0f} (about 31 years), got {}",
+                 kMaxSeconds, p.time_limit_seconds),
              "out of range");
       }
     }
@@ -450,9 +458,11 @@ class PipelineReader {
     }
     if (const auto* v = find_key(table, "timeout")) {
       problem.timeout_seconds = read_number(*v, "problem.timeout", "a number of seconds > 0");
-      if (!(problem.timeout_seconds > 0) || std::isinf(problem.timeout_seconds)) {
+      if (!(problem.timeout_seconds > 0) || !(problem.timeout_seconds <= kMaxSeconds)) {
         fail(*v, "problem.timeout",
-             fmt::format("must be a finite number of seconds > 0, got {}", problem.timeout_seconds),
+             fmt::format(
+                 "must be a number of seconds > 0 and at most {:.0f} (about 31 years), got {}",
+                 kMaxSeconds, problem.timeout_seconds),
              "out of range");
       }
     }
@@ -481,7 +491,7 @@ class PipelineReader {
         fail(*it->second, "first declared here", name, "declared again here",
              join_path(path, "name"),
              fmt::format("duplicate parameter name '{}'; each parameter needs its own name",
-                         out.back().name));
+                         sdk::excerpt(out.back().name)));
       }
     }
     check_space(array, out);
@@ -507,7 +517,7 @@ class PipelineReader {
     const auto parsed_type = sdk::param_type_from_string(type_text);
     if (!parsed_type) {
       fail(*type, key("type"),
-           fmt::format("unknown parameter type '{}'{}", type_text,
+           fmt::format("unknown parameter type '{}'{}", sdk::excerpt(type_text),
                        did_you_mean(type_text, kParamTypes, "types")),
            "unknown type");
     }
@@ -543,8 +553,20 @@ class PipelineReader {
       const TomlValue& low = require("low", "low = <lower bound>");
       const TomlValue& high = require("high", "high = <upper bound>");
       if (p.type == sdk::ParamType::Integer) {
-        p.lower = static_cast<double>(read_int(low, key("low"), "an integer"));
-        p.upper = static_cast<double>(read_int(high, key("high"), "an integer"));
+        // Points are encoded as doubles, which hold every integer only up to 2^53.
+        const auto read_bound = [&](const TomlValue& v, std::string_view k) {
+          const std::int64_t i = read_int(v, key(k), "an integer");
+          if (i < -kMaxExactInteger || i > kMaxExactInteger) {
+            fail(v, key(k),
+                 fmt::format("must lie within +-{} (2^53, the integers a point's coordinate holds "
+                             "exactly), got {}",
+                             kMaxExactInteger, i),
+                 "out of range");
+          }
+          return static_cast<double>(i);
+        };
+        p.lower = read_bound(low, "low");
+        p.upper = read_bound(high, "high");
       } else {
         p.lower = read_finite(low, key("low"), "a finite number");
         p.upper = read_finite(high, key("high"), "a finite number");
@@ -552,7 +574,15 @@ class PipelineReader {
       if (p.lower > p.upper) {
         fail(low, "lower bound", high, "upper bound", key("low"),
              fmt::format("low ({}) is above high ({}) for parameter '{}'", p.lower, p.upper,
-                         p.name));
+                         sdk::excerpt(p.name)));
+      }
+      // Points are drawn as low + u (high - low): a width beyond the largest double gives
+      // nothing but the bounds.
+      if (!std::isfinite(p.upper - p.lower)) {
+        fail(low, "lower bound", high, "upper bound", key("low"),
+             fmt::format("the range of parameter '{}' from {} to {} is wider than a double can "
+                         "hold (high - low overflows); narrow it or rescale the parameter",
+                         sdk::excerpt(p.name), p.lower, p.upper));
       }
       if (const auto* v = find_key(table, "log")) p.log_scale = read_bool(*v, key("log"));
     }
@@ -663,12 +693,13 @@ class PipelineReader {
       if (!inserted) {
         fail(*it->second, "first declared here", *name, "declared again here", key("name"),
              fmt::format("duplicate constraint name '{}'; each constraint needs its own name",
-                         c.name));
+                         sdk::excerpt(c.name)));
       }
       if (const auto* v = find_key(table, "sense")) {
         const std::string sense = read_string(*v, key("sense"), "\"<=\" or \">=\"");
         if (sense != "<=" && sense != ">=") {
-          fail(*v, key("sense"), fmt::format("must be \"<=\" or \">=\", got \"{}\"", sense),
+          fail(*v, key("sense"),
+               fmt::format("must be \"<=\" or \">=\", got \"{}\"", sdk::excerpt(sense)),
                "unknown sense");
         }
         c.less_equal = sense == "<=";
@@ -690,8 +721,16 @@ class PipelineReader {
     if (value == nullptr) return;
     const auto& array = read_table_array(*value, "known_constraints", "[[known_constraints]]");
     for (std::size_t i = 0; i < array.size(); ++i) {
-      p.known_constraints.push_back(
-          read_component(array[i], fmt::format("known_constraints.{}", i), sdk::Kind::Constraint));
+      const std::string path = fmt::format("known_constraints.{}", i);
+      ComponentSpec spec = read_component(array[i], path, sdk::Kind::Constraint);
+      // Only the plugin can judge an expression, when it is created: its errors then name
+      // where the table and each of its values were written.
+      spec.sources.emplace("", fmt::format("{} ({})", config::where(array[i]), path));
+      for (const auto& [key, entry] : array[i].as_table()) {
+        spec.sources.emplace(key,
+                             fmt::format("{} ({})", config::where(entry), join_path(path, key)));
+      }
+      p.known_constraints.push_back(std::move(spec));
     }
   }
 
@@ -711,7 +750,7 @@ class PipelineReader {
         p.design = DesignMethod::Sobol;
       } else {
         fail(*v, "initial_design.method",
-             fmt::format("unknown method '{}'{}", m,
+             fmt::format("unknown method '{}'{}", sdk::excerpt(m),
                          did_you_mean(m, {"random", "lhs", "sobol"}, "methods")),
              "unknown method");
       }
@@ -721,6 +760,12 @@ class PipelineReader {
       if (p.design_size < 0) {
         fail(*v, "initial_design.size", fmt::format("must be >= 0, got {}", p.design_size),
              "negative");
+      }
+      if (p.design_size > kMaxDrawnPoints) {
+        fail(*v, "initial_design.size",
+             fmt::format("must be at most {} (the design is drawn at once), got {}",
+                         kMaxDrawnPoints, p.design_size),
+             "too large");
       }
       if (p.design_size > p.budget) {
         const TomlValue* study = find_key(root_, "study");
@@ -795,14 +840,15 @@ class PipelineReader {
       const std::string key = fmt::format("augmentation.cheap_constraints.{}", i);
       std::string name = read_nonempty_string(array[i], key, "a constraint name (a string)");
       if (contains(p.augmentation.cheap_constraints, name)) {
-        fail(array[i], key, fmt::format("constraint '{}' is listed twice", name), "again here");
+        fail(array[i], key, fmt::format("constraint '{}' is listed twice", sdk::excerpt(name)),
+             "again here");
       }
       if (!p.problem.plugin) {
         Names declared;
         for (const auto& c : p.black_box) declared.push_back(c.name);
         if (!contains(declared, name)) {
           fail(array[i], key,
-               fmt::format("unknown black-box constraint '{}'{}", name,
+               fmt::format("unknown black-box constraint '{}'{}", sdk::excerpt(name),
                            declared.empty() ? std::string("; the problem declares none")
                                             : did_you_mean(name, declared, "constraints")),
                "not in [[black_box_constraints]]");
@@ -812,9 +858,11 @@ class PipelineReader {
     }
     if (const auto* v = find_key(*table, "points")) {
       p.augmentation.points = read_int(*v, "augmentation.points", "an integer >= 1");
-      if (p.augmentation.points < 1) {
-        fail(*v, "augmentation.points", fmt::format("must be >= 1, got {}", p.augmentation.points),
-             "too small");
+      if (p.augmentation.points < 1 || p.augmentation.points > kMaxDrawnPoints) {
+        fail(*v, "augmentation.points",
+             fmt::format("must be from 1 to {} (the points are drawn at once), got {}",
+                         kMaxDrawnPoints, p.augmentation.points),
+             p.augmentation.points < 1 ? "too small" : "too large");
       }
     }
     if (!p.surrogate) {
@@ -855,24 +903,45 @@ sdk::ParamSet read_component_params(const std::vector<std::string>& overrides,
   return params;
 }
 
-Pipeline load_pipeline(const std::filesystem::path& file, const std::vector<std::string>& overrides,
-                       const ComponentLookup& lookup) {
+std::string read_input_file(const std::filesystem::path& file, std::string_view what,
+                            std::size_t max_bytes) {
+  const std::string name = sdk::excerpt(file.string());
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) {
     throw ConfigError(
-        fmt::format("[error] cannot read pipeline file '{}': it is a directory", file.string()));
+        fmt::format("[error] cannot read {} file '{}': it is a directory", what, name));
   }
+  // A FIFO (`arbo check <(...)`) or a device is read like a file, but never past the limit:
+  // `arbo check /dev/zero` must end.
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    throw ConfigError(fmt::format("[error] cannot read pipeline file '{}': {}", file.string(),
-                                  std::strerror(errno)));
+    throw ConfigError(
+        fmt::format("[error] cannot read {} file '{}': {}", what, name, std::strerror(errno)));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    throw ConfigError(fmt::format("[error] cannot read pipeline file '{}'", file.string()));
+  std::string text;
+  char buffer[65536];
+  while (in && text.size() <= max_bytes) {
+    in.read(buffer, sizeof buffer);
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
   }
-  Pipeline p = parse_pipeline(text.str(), file.string(), overrides, lookup);
+  if (in.bad()) throw ConfigError(fmt::format("[error] cannot read {} file '{}'", what, name));
+  if (text.size() > max_bytes) {
+    throw ConfigError(
+        fmt::format("[error] cannot read {} file '{}': it is larger than the limit "
+                    "of {} MiB",
+                    what, name, max_bytes >> 20));
+  }
+  return text;
+}
+
+std::string read_pipeline_file(const std::filesystem::path& file) {
+  return read_input_file(file, "pipeline", config::kMaxTomlBytes);
+}
+
+Pipeline load_pipeline(const std::filesystem::path& file, const std::vector<std::string>& overrides,
+                       const ComponentLookup& lookup) {
+  const std::string text = read_pipeline_file(file);
+  Pipeline p = parse_pipeline(text, file.string(), overrides, lookup);
   // The working directory is resolved against the file's folder now, so that the stored
   // pipeline (which has no folder) runs the command in the same place on --resume.
   if (!p.problem.plugin) {

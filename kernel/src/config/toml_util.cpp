@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "config/toml_util.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "arbo/kernel/errors.hpp"
+#include "arbo/sdk/excerpt.hpp"
 
 namespace arbo::kernel::config {
 
@@ -40,28 +46,326 @@ std::string origin_note(const TomlValue& v) {
   return v.location().file_name() == kOverrideSource ? " (from --set)" : "";
 }
 
+// toml11 quotes whole source lines in its messages (and underlines the whole value): every
+// line of a message is cut to an excerpt, so that a megabyte-long value gives a short message.
+std::string clip_lines(std::string_view message) {
+  std::string out;
+  while (!message.empty()) {
+    const auto nl = message.find('\n');
+    out += sdk::excerpt(message.substr(0, nl), 2 * sdk::kExcerptBytes);
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    message.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+// An error at a place of the text toml11 has not parsed, in toml11's layout: the file, the
+// line (an excerpt) and a mark under the column.
+[[noreturn]] void fail_at(const std::string& path, std::size_t line_no, std::string_view line,
+                          std::size_t column, std::string_view head, std::string_view comment) {
+  const std::string number = std::to_string(line_no);
+  const std::string pad(number.size(), ' ');
+  const std::string shown = sdk::excerpt(line, 2 * sdk::kExcerptBytes);
+  const std::size_t mark = std::min(column, std::min(shown.size(), 2 * sdk::kExcerptBytes));
+  throw ConfigError(fmt::format("[error] {}\n --> {}\n {} |\n {} | {}\n {} | {}^--- {}", head, path,
+                                pad, number, shown, pad, std::string(mark, ' '), comment));
+}
+
+// toml11 parses arrays, inline tables and dotted keys recursively, so a value nested 10,000
+// deep overflows the stack inside it. This linear scan of the text, which follows strings and
+// comments as TOML does, refuses any nesting deeper than kMaxTomlDepth before toml11 runs.
+// It returns the places where a newline could stand for a blank: the space or tab after a
+// comma between the values of an array (not inside an inline table, where TOML forbids
+// newlines), for `parse_long_lines`.
+std::vector<std::size_t> scan_document(const std::string& text, const std::string& path) {
+  enum class In { Plain, Comment, Basic, Literal, MultiBasic, MultiLiteral };
+  In in = In::Plain;
+  std::vector<std::size_t> blanks;
+  std::size_t depth = 0;   // open '[' and '{' outside strings and comments
+  std::size_t tables = 0;  // of which '{'
+  std::size_t dots = 0;    // '.' since the last separator: the parts of a dotted key, minus 1
+  std::size_t line_no = 1, line_start = 0;
+  std::string_view key;  // the key whose value is being read (the text before its '=')
+  const auto line_at = [&] {
+    const auto end = text.find('\n', line_start);
+    return std::string_view(text).substr(line_start,
+                                         end == std::string::npos ? end : end - line_start);
+  };
+  const auto fail_here = [&](std::size_t i, std::string_view what, std::string_view comment) {
+    // The key being read, else the line so far (a dotted key with too many parts).
+    std::string_view name =
+        key.empty() ? std::string_view(text).substr(line_start, i - line_start) : key;
+    const auto first = name.find_first_not_of(" \t");
+    name = first == std::string_view::npos
+               ? std::string_view()
+               : name.substr(first, name.find_last_not_of(" \t") + 1 - first);
+    fail_at(
+        path, line_no, line_at(), i - line_start,
+        fmt::format("{}: {}", name.empty() ? std::string("this line") : sdk::excerpt(name), what),
+        comment);
+  };
+  // The length of the run of `q` at `i`: a run of 3 to 5 closes a multi-line string (up to
+  // two quotes of content may precede the closing three).
+  const auto run = [&](std::size_t i, char q) {
+    std::size_t n = 0;
+    while (i + n < text.size() && text[i + n] == q) ++n;
+    return n;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line_no;
+      line_start = i + 1;
+      dots = 0;
+      if (depth == 0) key = {};
+      if (in == In::Comment || in == In::Basic || in == In::Literal) in = In::Plain;
+      continue;
+    }
+    switch (in) {
+      case In::Comment: continue;
+      case In::Basic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
+          ++i;
+        } else if (c == '"') {
+          in = In::Plain;
+        }
+        continue;
+      case In::Literal:
+        if (c == '\'') in = In::Plain;
+        continue;
+      case In::MultiBasic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
+          ++i;
+        } else if (const std::size_t n = run(i, '"'); n >= 3) {
+          i += std::min<std::size_t>(n, 5) - 1;
+          in = In::Plain;
+        }
+        continue;
+      case In::MultiLiteral:
+        if (const std::size_t n = run(i, '\''); n >= 3) {
+          i += std::min<std::size_t>(n, 5) - 1;
+          in = In::Plain;
+        }
+        continue;
+      case In::Plain: break;
+    }
+    switch (c) {
+      case '#': in = In::Comment; break;
+      case '"':
+      case '\'': {
+        const bool multi = run(i, c) >= 3;
+        in = c == '"' ? (multi ? In::MultiBasic : In::Basic)
+                      : (multi ? In::MultiLiteral : In::Literal);
+        if (multi) i += 2;
+        break;
+      }
+      case '.':
+        if (++dots >= kMaxTomlDepth) {
+          fail_here(
+              i, fmt::format("a dotted key or table name with more than {} parts", kMaxTomlDepth),
+              "too many parts");
+        }
+        break;
+      case '[':
+      case '{':
+        dots = 0;
+        if (c == '{') ++tables;
+        if (++depth > kMaxTomlDepth) {
+          fail_here(
+              i,
+              fmt::format("arrays and inline tables nested deeper than {} levels", kMaxTomlDepth),
+              "too deep");
+        }
+        break;
+      case '=':
+        if (depth == 0 && key.empty())
+          key = std::string_view(text).substr(line_start, i - line_start);
+        dots = 0;
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        if (c == '}' && tables > 0) --tables;
+        dots = 0;
+        break;
+      case ',':
+        dots = 0;
+        if (depth > 0 && tables == 0 && i + 1 < text.size() &&
+            (text[i + 1] == ' ' || text[i + 1] == '\t')) {
+          blanks.push_back(i + 1);
+        }
+        break;
+      default: break;
+    }
+  }
+  return blanks;
+}
+
+// Lines longer than this are broken for toml11 (`parse_long_lines`).
+constexpr std::size_t kLongLineBytes = 4096;
+// Bytes of a long line between two breaks, at least.
+constexpr std::size_t kLinePieceBytes = 256;
+
+// toml11 3.7 spends time proportional to the length of a value's line on every value: it
+// looks for comments around each one and formats an error message (with a copy of the line)
+// for every basic string it reads. An array of 100,000 choices on one line took minutes (30,000
+// took 20 s). A text with long lines is therefore parsed with a newline in place of some blanks
+// after the commas of its arrays (`blanks`, from `scan_document`), where TOML reads it the same,
+// and the original bytes are put back into the text that toml11's values keep for their
+// locations: every value then costs its piece of line, and the lines, columns and excerpts of
+// later messages are the file's own. This replaces `toml::parse(std::istream&)` (same steps:
+// a final newline, the BOM) because only its `detail::location` gives access to that text.
+std::optional<TomlValue> parse_long_lines(const std::string& text, const std::string& path,
+                                          const std::vector<std::size_t>& blanks) {
+  std::vector<char> letters(text.begin(), text.end());
+  if (!letters.empty() && letters.back() != '\n' && letters.back() != '\r') letters.push_back('\n');
+  std::vector<std::size_t> broken;
+  std::size_t line_start = 0, line_end = 0, last_break = 0;
+  for (const std::size_t at : blanks) {
+    if (at >= line_end) {  // the line of `at`
+      line_start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+      line_end = std::min(text.find('\n', at), text.size());
+      last_break = line_start;
+    }
+    if (line_end - line_start > kLongLineBytes && at - last_break >= kLinePieceBytes) {
+      letters[at] = '\n';
+      broken.push_back(at);
+      last_break = at;
+    }
+  }
+  if (broken.empty()) return std::nullopt;
+  toml::detail::location loc(path, std::move(letters));
+  if (loc.source()->size() >= 3 && std::memcmp(loc.source()->data(), "\xEF\xBB\xBF", 3) == 0) {
+    loc.advance(3);
+  }
+  // A syntax error is reported by the caller, which parses the text as it is: its message
+  // must show the file's own lines.
+  try {
+    auto parsed = toml::detail::parse_toml_file<TomlValue>(loc);
+    if (!parsed) return std::nullopt;
+    // The vector is toml11's own (created non-const), shared by every value's location.
+    auto& source = const_cast<std::vector<char>&>(*loc.source());
+    for (const std::size_t at : broken) source[at] = text[at];
+    return std::move(parsed.unwrap());
+  } catch (const toml::exception&) {
+    return std::nullopt;
+  }
+}
+
+// toml11 reads numbers with an istream, which clamps one out of range to the largest value
+// of the type without a word: seed = 18446744073709551616 became 9223372036854775807. A value
+// at a limit is therefore read again from its literal, and refused if the literal is beyond.
+bool beyond_range(const TomlValue& v) {
+  const toml::source_location where = v.location();
+  const std::string& line = where.line_str();
+  if (where.column() == 0 || where.column() > line.size()) return false;
+  std::string literal = line.substr(where.column() - 1, where.region());
+  literal.erase(std::remove(literal.begin(), literal.end(), '_'), literal.end());
+  if (v.is_floating()) {
+    double d = 0.0;
+    const auto r = std::from_chars(literal.data(), literal.data() + literal.size(), d);
+    return r.ec == std::errc::result_out_of_range && std::abs(d) > 1.0;  // not an underflow
+  }
+  std::string_view digits = literal;
+  bool negative = false;
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+    negative = digits.front() == '-';
+    digits.remove_prefix(1);
+  }
+  int base = 10;
+  if (digits.size() > 2 && digits[0] == '0' &&
+      (digits[1] == 'x' || digits[1] == 'o' || digits[1] == 'b')) {
+    base = digits[1] == 'x' ? 16 : digits[1] == 'o' ? 8 : 2;
+    digits.remove_prefix(2);
+  }
+  std::string number = (negative ? "-" : "") + std::string(digits);
+  std::int64_t i = 0;
+  const auto r = std::from_chars(number.data(), number.data() + number.size(), i, base);
+  return r.ec == std::errc::result_out_of_range;
+}
+
+void check_ranges(const TomlValue& v, const std::string& key_path) {
+  if (v.is_integer()) {
+    const auto i = v.as_integer();
+    if ((i == std::numeric_limits<std::int64_t>::max() ||
+         i == std::numeric_limits<std::int64_t>::min()) &&
+        beyond_range(v)) {
+      fail(v, key_path,
+           fmt::format("integer out of range: TOML integers lie between {} and {}",
+                       std::numeric_limits<std::int64_t>::min(),
+                       std::numeric_limits<std::int64_t>::max()),
+           "out of range");
+    }
+  } else if (v.is_floating()) {
+    if (std::abs(v.as_floating()) == std::numeric_limits<double>::max() && beyond_range(v)) {
+      fail(v, key_path,
+           fmt::format("number out of range: a float's magnitude is at most {}",
+                       std::numeric_limits<double>::max()),
+           "out of range");
+    }
+  } else if (v.is_array()) {
+    const auto& array = v.as_array();
+    for (std::size_t k = 0; k < array.size(); ++k) {
+      check_ranges(array[k], join_path(key_path, std::to_string(k)));
+    }
+  } else if (v.is_table()) {
+    for (const auto& [key, value] : v.as_table()) check_ranges(value, join_path(key_path, key));
+  }
+}
+
 }  // namespace
 
 void fail(const TomlValue& where, std::string_view key_path, std::string_view message,
           std::string_view comment, std::vector<std::string> hints) {
-  const std::string head = fmt::format("[error] {}: {}{}", key_path, message, origin_note(where));
-  throw ConfigError(toml::format_error(head, where, std::string(comment), std::move(hints)));
+  const std::string head =
+      fmt::format("[error] {}: {}{}", sdk::excerpt(key_path), message, origin_note(where));
+  throw ConfigError(
+      clip_lines(toml::format_error(head, where, std::string(comment), std::move(hints))));
 }
 
 void fail(const TomlValue& first, std::string_view first_comment, const TomlValue& second,
           std::string_view second_comment, std::string_view key_path, std::string_view message) {
-  const std::string head = fmt::format("[error] {}: {}{}", key_path, message, origin_note(second));
-  throw ConfigError(toml::format_error(head, first, std::string(first_comment), second,
-                                       std::string(second_comment)));
+  const std::string head =
+      fmt::format("[error] {}: {}{}", sdk::excerpt(key_path), message, origin_note(second));
+  throw ConfigError(clip_lines(toml::format_error(head, first, std::string(first_comment), second,
+                                                  std::string(second_comment))));
+}
+
+std::string where(const TomlValue& v) {
+  const toml::source_location loc = v.location();
+  if (loc.file_name() == kOverrideSource) return kOverrideSource;
+  return fmt::format("{}:{}", sdk::excerpt(loc.file_name()), loc.line());
+}
+
+std::optional<TomlValue> try_parse_document(const std::string& text, const std::string& path,
+                                            std::string* syntax_error) {
+  if (text.size() > kMaxTomlBytes) {
+    throw ConfigError(fmt::format("[error] {} is {} bytes, more than the limit of {} MiB",
+                                  sdk::excerpt(path), text.size(), kMaxTomlBytes >> 20));
+  }
+  const std::vector<std::size_t> blanks = scan_document(text, path);
+  TomlValue root;
+  try {
+    if (std::optional<TomlValue> fast = parse_long_lines(text, path, blanks)) {
+      root = std::move(*fast);
+    } else {
+      std::istringstream in(text);
+      root = toml::parse<toml::discard_comments, std::map, std::vector>(in, path);
+    }
+  } catch (const toml::syntax_error& e) {
+    if (syntax_error != nullptr) *syntax_error = clip_lines(e.what());
+    return std::nullopt;
+  }
+  check_ranges(root, "");
+  return root;
 }
 
 TomlValue parse_document(const std::string& text, const std::string& path) {
-  std::istringstream in(text);
-  try {
-    return toml::parse<toml::discard_comments, std::map, std::vector>(in, path);
-  } catch (const toml::syntax_error& e) {
-    throw ConfigError(e.what());
-  }
+  std::string error;
+  std::optional<TomlValue> root = try_parse_document(text, path, &error);
+  if (!root) throw ConfigError(error);
+  return std::move(*root);
 }
 
 std::string quote_string(std::string_view s) {

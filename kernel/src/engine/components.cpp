@@ -69,6 +69,27 @@ std::shared_ptr<T> make(const PluginRegistry& registry, const ComponentSpec& spe
   return obj;
 }
 
+// A message about a component the plugin refused at creation (a known constraint's
+// expression), followed by where it was written: the parameter the message names, else the
+// only one given, else the table.
+std::string with_source(const std::string& message, const ComponentSpec& spec) {
+  if (spec.sources.empty()) return message;
+  const std::string* where = nullptr;
+  std::size_t given = 0;
+  for (const auto& [key, source] : spec.sources) {
+    if (key.empty() || key == "plugin") continue;
+    ++given;
+    if (where == nullptr && message.find(key) != std::string::npos) where = &source;
+  }
+  if (where == nullptr) {
+    const auto only = std::find_if(spec.sources.begin(), spec.sources.end(), [](const auto& kv) {
+      return !kv.first.empty() && kv.first != "plugin";
+    });
+    where = given == 1 ? &only->second : &spec.sources.begin()->second;
+  }
+  return fmt::format("{}\n --> {}", message, *where);
+}
+
 // A problem's known constraints become `constraint/polynomial` components when that plugin is
 // loaded (so model-based solvers can formulate them and designs can project onto them);
 // otherwise one kernel-side adapter checks them by value.
@@ -285,7 +306,11 @@ std::unique_ptr<Components> assemble(const Pipeline& pipeline, const PluginRegis
 
   for (const ComponentSpec& cs : pipeline.known_constraints) {
     KernelContext& ctx = c->add_context(cs.id(), logger, interrupt);
-    c->add_known(cs.id(), make<sdk::Constraint>(registry, cs, ctx, c->space), &ctx);
+    try {
+      c->add_known(cs.id(), make<sdk::Constraint>(registry, cs, ctx, c->space), &ctx);
+    } catch (const PluginError& e) {
+      throw PluginError(with_source(e.what(), cs));
+    }
   }
   nlohmann::json by = nlohmann::json::object();
   const auto version_of = [&](const ComponentSpec& s) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arbo/sdk/component.hpp"
@@ -23,11 +24,18 @@
 
 namespace arbo::kernel {
 
+/// Longest time limit or timeout, in seconds (about 31 years): a deadline this far away still
+/// fits the steady clock's 64-bit count of nanoseconds, where 1e10 s overflowed into the past.
+inline constexpr double kMaxSeconds = 1e9;
+
 /// A plugin slot: which component and its validated parameters.
 struct ComponentSpec {
   sdk::Kind kind = sdk::Kind::InnerSolver;
   std::string name;      ///< component name within its kind, e.g. "random"
   sdk::ParamSet params;  ///< validated, defaults filled
+  /// Where the table ("") and each parameter given in it were written ("file:line (key)"),
+  /// for errors only the plugin finds when it is created; filled for known constraints.
+  std::map<std::string, std::string> sources;
   std::string id() const { return std::string(sdk::to_string(kind)) + "/" + name; }
 };
 
@@ -109,7 +117,17 @@ struct ComponentLookup {
 Pipeline parse_pipeline(const std::string& text, const std::string& path,
                         const std::vector<std::string>& overrides, const ComponentLookup& lookup);
 
-/// Reads `file` and calls `parse_pipeline`. @throws ConfigError if unreadable.
+/// The text of an input file (`what`: "pipeline", "model"). @throws ConfigError naming the file
+/// if it is a directory, cannot be read, or holds more than `max_bytes` (a FIFO or a device is
+/// read only that far, so `/dev/zero` ends).
+std::string read_input_file(const std::filesystem::path& file, std::string_view what,
+                            std::size_t max_bytes);
+
+/// The text of a pipeline file: `read_input_file` with the loader's limit (8 MiB).
+std::string read_pipeline_file(const std::filesystem::path& file);
+
+/// Reads `file` (`read_pipeline_file`) and calls `parse_pipeline`. @throws ConfigError if
+/// unreadable.
 Pipeline load_pipeline(const std::filesystem::path& file, const std::vector<std::string>& overrides,
                        const ComponentLookup& lookup);
 
