@@ -60,17 +60,11 @@ void release_interrupts() {
   std::signal(SIGTERM, SIG_DFL);
 }
 
-std::string read_text_file(const std::string& file, std::string_view what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw kernel::ConfigError(fmt::format("cannot read {} file {}", what, file));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 kernel::PluginRegistry load_registry(const Globals& g) {
   kernel::PluginRegistry registry;
-  registry.load_search_path(kernel::plugin_search_path(g.plugin_paths));
+  std::vector<std::string> ignored;
+  registry.load_search_path(kernel::plugin_search_path(g.plugin_paths, &ignored));
+  for (const auto& w : ignored) std::cerr << fmt::format("arbo: warning: {}\n", w);
   report_load_failures(registry);
   return registry;
 }

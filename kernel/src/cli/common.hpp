@@ -42,10 +42,6 @@ void catch_interrupts();
 /// Back to the default action of SIGINT and SIGTERM.
 void release_interrupts();
 
-/// The whole of `file`; one that cannot be opened is a ConfigError "cannot read <what> file
-/// <file>".
-std::string read_text_file(const std::string& file, std::string_view what);
-
 /// Loads every plugin on the search path; rejected libraries are reported on stderr.
 kernel::PluginRegistry load_registry(const Globals& g);
 /// One warning line on stderr per library the registry rejected.

@@ -18,6 +18,7 @@
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
+#include "arbo/sdk/excerpt.hpp"
 
 namespace arbo::kernel {
 namespace {
@@ -341,17 +342,20 @@ std::shared_ptr<sdk::Component> PluginRegistry::create(const ComponentEntry& ent
   return std::shared_ptr<sdk::Component>(raw, ComponentDeleter{entry.library});
 }
 
-std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::string>& cli_paths) {
-  std::vector<fs::path> candidates;
+std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::string>& cli_paths,
+                                                      std::vector<std::string>* ignored) {
+  // Each candidate with where it came from; the user's own entries are reported when they are
+  // not directories, the built-in ones (which need not exist) are not.
+  std::vector<std::pair<fs::path, std::string>> candidates;
   for (const std::string& p : cli_paths) {
-    if (!p.empty()) candidates.emplace_back(p);
+    if (!p.empty()) candidates.emplace_back(p, "--plugin-path");
   }
   if (const char* env = std::getenv("ARBO_PLUGIN_PATH"); env != nullptr) {
     std::string_view rest(env);
     while (!rest.empty()) {
       const std::size_t colon = rest.find(':');
       const std::string_view item = rest.substr(0, colon);
-      if (!item.empty()) candidates.emplace_back(std::string(item));
+      if (!item.empty()) candidates.emplace_back(std::string(item), "ARBO_PLUGIN_PATH entry");
       if (colon == std::string_view::npos) break;
       rest.remove_prefix(colon + 1);
     }
@@ -359,17 +363,26 @@ std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::str
   std::error_code ec;
   // Build and install trees both put plugins at <prefix>/lib/arbo/plugins next to bin/.
   if (fs::path exe = fs::read_symlink("/proc/self/exe", ec); !ec) {
-    candidates.push_back(exe.parent_path() / ".." / "lib" / "arbo" / "plugins");
+    candidates.emplace_back(exe.parent_path() / ".." / "lib" / "arbo" / "plugins", "");
   }
 #ifdef ARBO_PLUGIN_INSTALL_DIR
-  candidates.emplace_back(ARBO_PLUGIN_INSTALL_DIR);
+  candidates.emplace_back(ARBO_PLUGIN_INSTALL_DIR, "");
 #endif
 
   std::vector<fs::path> out;
   std::set<fs::path> seen;
-  for (const fs::path& candidate : candidates) {
+  std::set<std::string> reported;
+  for (const auto& [candidate, origin] : candidates) {
     std::error_code dir_ec;
-    if (!fs::is_directory(candidate, dir_ec)) continue;
+    const fs::file_status status = fs::status(candidate, dir_ec);
+    if (!fs::is_directory(status)) {
+      if (ignored != nullptr && !origin.empty() && reported.insert(candidate.string()).second) {
+        ignored->push_back(
+            fmt::format("{} '{}' is ignored: {}", origin, sdk::excerpt(candidate.string()),
+                        fs::exists(status) ? "not a directory" : "no such directory"));
+      }
+      continue;
+    }
     fs::path canonical = fs::canonical(candidate, dir_ec);
     if (dir_ec) continue;
     if (seen.insert(canonical).second) out.push_back(std::move(canonical));

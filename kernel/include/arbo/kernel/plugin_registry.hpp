@@ -75,7 +75,10 @@ class PluginRegistry {
 
 /// The plugin search path, in priority order: `cli_paths`, then the entries of the
 /// `ARBO_PLUGIN_PATH` environment variable (colon-separated), then `<exe>/../lib/arbo/plugins`
-/// (build tree and install tree both have this shape). Non-existent directories are dropped.
-std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::string>& cli_paths);
+/// (build tree and install tree both have this shape). Entries that are not directories are
+/// dropped; `ignored`, when not null, receives one warning per such entry the user gave
+/// (`cli_paths` and `ARBO_PLUGIN_PATH`), naming it.
+std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::string>& cli_paths,
+                                                      std::vector<std::string>* ignored = nullptr);
 
 }  // namespace arbo::kernel
