@@ -2,9 +2,10 @@
 #include "tree_ensemble.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <memory>
-#include <regex>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <xgboost/c_api.h>
@@ -117,10 +118,46 @@ double Ensemble::predict(const double* x) const {
   return sum;
 }
 
+namespace {
+
+// XGBoost writes non-finite numbers as bare words (NaN, nan, Infinity, inf, maybe signed),
+// which are not JSON: each becomes null. One pass over the words outside strings.
+std::string null_non_finite(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size();) {
+    const char c = json[i];
+    if (in_string || c == '"') {
+      const bool escaped = in_string && c == '\\' && i + 1 < json.size();
+      out.append(json, i, escaped ? 2 : 1);
+      if (!escaped) in_string = c == '"' ? !in_string : in_string;
+      i += escaped ? 2 : 1;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) == 0) {
+      out += c;
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < json.size() && std::isalnum(static_cast<unsigned char>(json[end])) != 0) ++end;
+    const std::string_view word(json.data() + i, end - i);
+    if (word == "NaN" || word == "nan" || word == "Infinity" || word == "inf") {
+      if (!out.empty() && (out.back() == '-' || out.back() == '+')) out.pop_back();
+      out += "null";
+    } else {
+      out += word;
+    }
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace
+
 Ensemble parse_ensemble_json(const std::string& json) {
-  static const std::regex kNonFinite(R"((-?)\b(NaN|nan|Infinity|inf)\b)");
-  const std::string clean = std::regex_replace(json, kNonFinite, "null");
-  const nlohmann::json doc = nlohmann::json::parse(clean);
+  const nlohmann::json doc = nlohmann::json::parse(null_non_finite(json));
   Ensemble e;
   e.model_json = json;
   const auto& learner = doc.at("learner");
