@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "arbo/sdk/error.hpp"
+#include "arbo/sdk/excerpt.hpp"
 
 namespace arbo::sdk {
 
@@ -181,13 +182,13 @@ ParamValue coerce(const ParamSpec& spec, const ParamValue& raw, std::string_view
   switch (spec.kind) {
     case ParamKind::Bool:
       if (std::holds_alternative<bool>(raw)) return raw;
-      throw wrong(fmt::format("expects a bool (true/false), got {}", to_string(raw)));
+      throw wrong(fmt::format("expects a bool (true/false), got {}", excerpt(to_string(raw))));
     case ParamKind::Int:
       if (const auto* i = std::get_if<std::int64_t>(&raw)) {
         check_range(static_cast<double>(*i));
         return raw;
       }
-      throw wrong(fmt::format("expects an integer, got {}", to_string(raw)));
+      throw wrong(fmt::format("expects an integer, got {}", excerpt(to_string(raw))));
     case ParamKind::Real: {
       double v;
       if (const auto* d = std::get_if<double>(&raw)) {
@@ -195,7 +196,7 @@ ParamValue coerce(const ParamSpec& spec, const ParamValue& raw, std::string_view
       } else if (const auto* i = std::get_if<std::int64_t>(&raw)) {
         v = static_cast<double>(*i);
       } else {
-        throw wrong(fmt::format("expects a number, got {}", to_string(raw)));
+        throw wrong(fmt::format("expects a number, got {}", excerpt(to_string(raw))));
       }
       if (std::isnan(v)) throw wrong("is NaN");
       check_range(v);
@@ -203,13 +204,14 @@ ParamValue coerce(const ParamSpec& spec, const ParamValue& raw, std::string_view
     }
     case ParamKind::String:
       if (std::holds_alternative<std::string>(raw)) return raw;
-      throw wrong(fmt::format("expects a string, got {}", to_string(raw)));
+      throw wrong(fmt::format("expects a string, got {}", excerpt(to_string(raw))));
     case ParamKind::Choice: {
       const auto* s = std::get_if<std::string>(&raw);
-      if (s == nullptr) throw wrong(fmt::format("expects a string, got {}", to_string(raw)));
+      if (s == nullptr)
+        throw wrong(fmt::format("expects a string, got {}", excerpt(to_string(raw))));
       if (std::find(spec.choices.begin(), spec.choices.end(), *s) == spec.choices.end()) {
         const std::string hint = nearest_name(*s, spec.choices);
-        throw wrong(fmt::format("= \"{}\" is not {}{}", *s, spec.domain(),
+        throw wrong(fmt::format("= \"{}\" is not {}{}", excerpt(*s), spec.domain(),
                                 hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint)));
       }
       return raw;
@@ -220,7 +222,7 @@ ParamValue coerce(const ParamSpec& spec, const ParamValue& raw, std::string_view
       if (const auto* i = std::get_if<std::int64_t>(&raw)) {
         return std::vector<double>{static_cast<double>(*i)};
       }
-      throw wrong(fmt::format("expects a list of numbers, got {}", to_string(raw)));
+      throw wrong(fmt::format("expects a list of numbers, got {}", excerpt(to_string(raw))));
   }
   throw wrong("has an unknown kind");
 }
@@ -230,14 +232,19 @@ ParamValue coerce(const ParamSpec& spec, const ParamValue& raw, std::string_view
 std::string nearest_name(std::string_view key, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_d = static_cast<std::size_t>(-1);
+  const std::size_t limit = std::max<std::size_t>(2, key.size() / 3);
   for (const auto& c : candidates) {
+    // The distance is at least the difference of the lengths: a name far longer or shorter
+    // than the key is skipped without the O(|key| |name|) computation.
+    const std::size_t gap = key.size() > c.size() ? key.size() - c.size() : c.size() - key.size();
+    if (gap > limit || gap >= best_d) continue;
     const std::size_t d = edit_distance(key, c);
     if (d < best_d) {
       best_d = d;
       best = c;
     }
   }
-  if (best.empty() || best_d > std::max<std::size_t>(2, key.size() / 3)) return {};
+  if (best.empty() || best_d > limit) return {};
   return best;
 }
 
@@ -249,7 +256,7 @@ ParamSet validate_params(const ParamSpecList& specs, const std::map<std::string,
   for (const auto& [key, value] : raw) {
     if (std::find(names.begin(), names.end(), key) == names.end()) {
       const std::string hint = nearest_name(key, names);
-      std::string msg = fmt::format("{}: unknown parameter '{}'", component_id, key);
+      std::string msg = fmt::format("{}: unknown parameter '{}'", component_id, excerpt(key));
       if (!hint.empty()) {
         msg += fmt::format("; did you mean '{}'?", hint);
       } else if (names.empty()) {
