@@ -360,12 +360,17 @@ class PipelineReader {
     }
     if (const auto* v = find_key(*study, "time_limit")) {
       p.time_limit_seconds = read_number(*v, "study.time_limit", "a number of seconds >= 0");
-      if (!(p.time_limit_seconds >= 0) || !(p.time_limit_seconds <= kMaxSeconds)) {
+      if (!(p.time_limit_seconds >= 0) || std::isinf(p.time_limit_seconds)) {
         fail(*v, "study.time_limit",
-             fmt::format(
-                 "must be a number of seconds from 0 (no limit) to {:.0f} (about 31 years), got {}",
-                 kMaxSeconds, p.time_limit_seconds),
+             fmt::format("must be a finite number of seconds >= 0 (0 = no limit), got {}",
+                         p.time_limit_seconds),
              "out of range");
+      }
+      if (p.time_limit_seconds > kMaxSeconds) {
+        fail(*v, "study.time_limit",
+             fmt::format("must be at most {:.0f} seconds (about 31 years), got {}", kMaxSeconds,
+                         p.time_limit_seconds),
+             "too long");
       }
     }
   }
@@ -458,12 +463,18 @@ class PipelineReader {
     }
     if (const auto* v = find_key(table, "timeout")) {
       problem.timeout_seconds = read_number(*v, "problem.timeout", "a number of seconds > 0");
-      if (!(problem.timeout_seconds > 0) || !(problem.timeout_seconds <= kMaxSeconds)) {
+      if (!(problem.timeout_seconds > 0) || std::isinf(problem.timeout_seconds)) {
         fail(*v, "problem.timeout",
-             fmt::format(
-                 "must be a number of seconds > 0 and at most {:.0f} (about 31 years), got {}",
-                 kMaxSeconds, problem.timeout_seconds),
+             fmt::format("must be a finite number of seconds > 0, got {}", problem.timeout_seconds),
              "out of range");
+      }
+      // The evaluator's deadline counts nanoseconds of the steady clock in 64 bits: 1e10 s
+      // overflowed it into the past and every evaluation timed out at once.
+      if (problem.timeout_seconds > kMaxSeconds) {
+        fail(*v, "problem.timeout",
+             fmt::format("must be at most {:.0f} seconds (about 31 years), got {}", kMaxSeconds,
+                         problem.timeout_seconds),
+             "too long");
       }
     }
     if (const auto* v = find_key(table, "workdir")) {
@@ -858,11 +869,15 @@ class PipelineReader {
     }
     if (const auto* v = find_key(*table, "points")) {
       p.augmentation.points = read_int(*v, "augmentation.points", "an integer >= 1");
-      if (p.augmentation.points < 1 || p.augmentation.points > kMaxDrawnPoints) {
+      if (p.augmentation.points < 1) {
+        fail(*v, "augmentation.points", fmt::format("must be >= 1, got {}", p.augmentation.points),
+             "too small");
+      }
+      if (p.augmentation.points > kMaxDrawnPoints) {
         fail(*v, "augmentation.points",
-             fmt::format("must be from 1 to {} (the points are drawn at once), got {}",
+             fmt::format("must be at most {} (the points are drawn at once), got {}",
                          kMaxDrawnPoints, p.augmentation.points),
-             p.augmentation.points < 1 ? "too small" : "too large");
+             "too large");
       }
     }
     if (!p.surrogate) {

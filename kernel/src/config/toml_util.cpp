@@ -265,7 +265,8 @@ bool beyond_range(const TomlValue& v) {
   if (v.is_floating()) {
     double d = 0.0;
     const auto r = std::from_chars(literal.data(), literal.data() + literal.size(), d);
-    return r.ec == std::errc::result_out_of_range && std::abs(d) > 1.0;  // not an underflow
+    // The value is the largest double: an underflow never gives that.
+    return r.ec == std::errc::result_out_of_range;
   }
   std::string_view digits = literal;
   bool negative = false;
