@@ -16,6 +16,7 @@
 #include <utility>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "common/temp_dir.hpp"
 
@@ -62,6 +63,13 @@ class CliTest : public TempDirTest {
     r.out = slurp(dir_ / "out.txt");
     r.err = slurp(dir_ / "err.txt");
     return r;
+  }
+
+  /// Every observation of `study`, as `arbo export --format json` prints them.
+  nlohmann::json export_json(const std::string& study) {
+    const CliResult r = arbo("export " + study + " --format json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
   }
 
  private:

@@ -337,6 +337,13 @@ plugin = "random"
   r = arbo("check q.toml");
   EXPECT_EQ(r.code, 4) << r.out << r.err;
   EXPECT_NE(r.err.find("x9"), std::string::npos) << r.err;
+  // It names where the expression was written, as a pipeline error does.
+  EXPECT_NE(r.err.find("\n --> q.toml:5 (known_constraints.0.expression)"), std::string::npos)
+      << r.err;
+  r = arbo("check q.toml --set 'known_constraints.0.expression=\"x1 + x8 <= 3\"'");
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_NE(r.err.find("\n --> --set (known_constraints.0.expression)"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(Cli, InfeasibleKnownConstraintsExitSixWithAnIntactStudy) {

@@ -196,15 +196,15 @@ class Rig {
     pipeline_.design = DesignMethod::Random;
     pipeline_.design_size = 3;
     pipeline_.augmentation.points = 5;
-    pipeline_.inner_solver = ComponentSpec{sdk::Kind::InnerSolver, "tiny", {}};
+    pipeline_.inner_solver = ComponentSpec{sdk::Kind::InnerSolver, "tiny", {}, {}};
     c_ = std::make_unique<Components>();
     c_->space = sdk::Space({sdk::Parameter::real("x0", 0, 1), sdk::Parameter::real("x1", 0, 1)});
     c_->constraints.push_back(BlackBoxConstraint{"c0", 0.0, true});
     c_->evaluator = std::make_unique<TinyEvaluator>();
     if (o.known) c_->add_known("constraint/half", std::make_shared<HalfSpace>(), nullptr);
     if (o.model) {
-      pipeline_.surrogate = ComponentSpec{sdk::Kind::Surrogate, "tiny", {}};
-      pipeline_.acquisition = ComponentSpec{sdk::Kind::Acquisition, "tiny", {}};
+      pipeline_.surrogate = ComponentSpec{sdk::Kind::Surrogate, "tiny", {}, {}};
+      pipeline_.acquisition = ComponentSpec{sdk::Kind::Acquisition, "tiny", {}, {}};
       for (int m = 0; m < 2; ++m) {
         KernelContext& ctx = c_->add_context("surrogate/tiny", logger_, &never_);
         std::shared_ptr<sdk::Surrogate> s;
