@@ -179,6 +179,26 @@ TEST(TreeEnsemble, CategoricalSplitsAreReadBack) {
   EXPECT_GT(categorical, 0);
 }
 
+// XGBoost writes non-finite numbers as bare words; they are read as NaN (a categorical node's
+// condition) by one pass outside strings, over any length of text.
+TEST(TreeEnsemble, NonFiniteWordsAreReadAsNaNOutsideStrings) {
+  const std::string padding(200000, ' ');
+  const std::string json = R"({"learner": {"learner_model_param": {"base_score": "5E-1"},
+    "gradient_booster": {"name": "gbtree", "model": {"trees": [{
+      "left_children": [1, -1, -1], "right_children": [2, -1, -1],
+      "split_indices": [0, 0, 0], "default_left": [1, 0, 0],
+      "split_conditions": [)" +
+                           padding + R"(-inf, NaN,)" + padding + R"(Infinity],
+      "note": "nan inf NaN"}]}}}})";
+  const Ensemble e = parse_ensemble_json(json);
+  ASSERT_EQ(e.trees.size(), 1u);
+  ASSERT_EQ(e.trees[0].nodes.size(), 3u);
+  EXPECT_TRUE(std::isnan(e.trees[0].nodes[0].threshold));
+  EXPECT_TRUE(std::isnan(e.trees[0].nodes[1].leaf_value));
+  EXPECT_TRUE(std::isnan(e.trees[0].nodes[2].leaf_value));
+  EXPECT_EQ(e.base_score, 0.5);
+}
+
 TEST(TreeEnsemble, TrainingIsDeterministic) {
   std::mt19937_64 rng(12);
   const Space space = mixed_space();
