@@ -119,6 +119,37 @@ TEST_F(StudyIntegrity, AnOlderBuildsInterruptedCreationIsClearedByANewRun) {
   EXPECT_EQ(export_json("s").size(), 12u);
 }
 
+TEST_F(StudyIntegrity, ExportRefusesAnOutputInsideTheStudy) {
+  write("p.toml", kPipeline);
+  ASSERT_EQ(arbo("run p.toml --study s -q").code, 0);
+  const json before = export_json("s");
+  ASSERT_EQ(before.size(), 12u);
+  fs::create_symlink(dir_ / "s" / "study.db", dir_ / "link.csv");
+  fs::create_symlink(dir_ / "s" / "new.csv", dir_ / "dangling.csv");
+  fs::create_symlink(dir_ / "s", dir_ / "s_link");
+  fs::create_hard_link(dir_ / "s" / "study.db", dir_ / "hard.db");
+  for (const std::string& output :
+       std::vector<std::string>{"s/study.db", "s/study.db-wal", "s/lock", "s/arbo.log", "s/new.csv",
+                                "s", "s/", "./s/../s/study.db", "link.csv", "dangling.csv",
+                                "s_link/study.db", "hard.db", (dir_ / "s" / "study.db").string()}) {
+    for (const std::string format : {"csv", "json"}) {
+      const CliResult r = arbo("export s --format " + format + " --output '" + output + "'");
+      EXPECT_EQ(r.code, 2) << output;
+      EXPECT_NE(r.err.find("--output " + output + " is inside the study directory s"),
+                std::string::npos)
+          << r.err;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "s" / "new.csv"));
+  EXPECT_EQ(export_json("s"), before);
+  EXPECT_EQ(arbo("run --resume --study s -q").code, 0);
+  // Beside the study is fine.
+  const CliResult r = arbo("export s --format csv --output s.csv");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string csv = slurp(dir_ / "s.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 13);
+}
+
 // A driver holds the lock from before it reads the study to its end: held still just after
 // loading, it keeps a second resume and an ask out (exit 5, in use), while show and export
 // read; let go, it finishes the study exactly as an uninterrupted run.

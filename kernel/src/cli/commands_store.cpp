@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `arbo ask`, `tell`, `show`, `export`. `show` and `export` read the store only, so they work
 // without any plugin (for example on a machine that only archives studies).
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -36,6 +39,44 @@ std::vector<std::string> json_names(const kernel::StudyStore& store, const std::
     for (const auto& n : nlohmann::json::parse(*text)) names.push_back(n.get<std::string>());
   }
   return names;
+}
+
+// True when `a` and `b` name the same file (device and inode).
+bool same_file(const fs::path& a, const fs::path& b) {
+  struct stat sa {};
+  struct stat sb {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// Refuses an --output inside the study directory (symbolic links and `..` resolved, a final
+// link followed even when its target does not exist yet), in the study directory under another
+// name (a bind mount), or one of the study's files under another name (a hard link): opening it
+// for writing would truncate the database being read, its log or its lock. A usage error: the
+// study is fine, the argument is not.
+void refuse_output_in_study(const std::string& dir, const std::string& output) {
+  std::error_code ec;
+  const fs::path study = fs::canonical(dir, ec);
+  if (ec) return;  // no such directory: opening the study says so, and there is nothing to harm
+  fs::path out = fs::absolute(output, ec);
+  for (int hops = 0; hops < 40 && fs::is_symlink(out, ec); ++hops) {
+    const fs::path target = fs::read_symlink(out, ec);
+    if (ec) break;
+    out = target.is_absolute() ? target : out.parent_path() / target;
+  }
+  out = fs::weakly_canonical(out, ec);
+  bool inside = !ec && (std::mismatch(study.begin(), study.end(), out.begin(), out.end()).first ==
+                            study.end() ||
+                        same_file(out.parent_path(), study));
+  for (const auto& entry : fs::directory_iterator(study, ec)) {
+    inside = inside || same_file(entry.path(), output);
+  }
+  if (inside) {
+    throw po::error(fmt::format(
+        "--output {} is inside the study directory {}, whose files it would overwrite; write the "
+        "export elsewhere",
+        output, dir));
+  }
 }
 
 bool better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }
@@ -201,6 +242,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   if (format != "csv" && format != "json") {
     throw po::error(fmt::format("--format {}: expected csv or json", format));
   }
+  if (!output.empty()) refuse_output_in_study(dir, output);
   kernel::StudyStore store = open_store(dir);
   const auto pnames = json_names(store, "parameter_names");
   const auto cnames = json_names(store, "constraint_names");
