@@ -150,6 +150,137 @@ TEST_F(StudyIntegrity, ExportRefusesAnOutputInsideTheStudy) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 13);
 }
 
+TEST_F(StudyIntegrity, AStudyPathThatIsAFileExitsFive) {
+  write("p.toml", kPipeline);
+  write("afile", "not a directory\n");
+  for (const std::string args :
+       {"run p.toml --study afile", "init p.toml --study afile", "run p.toml --study afile/sub",
+        "init p.toml --study afile/sub", "run --resume --study afile", "show afile", "export afile",
+        "ask afile", "tell afile 1 --objective 1"}) {
+    const CliResult r = arbo(args);
+    EXPECT_EQ(r.code, 5) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("afile"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  }
+  const CliResult r = arbo("run p.toml --study afile");
+  EXPECT_NE(r.err.find("cannot create study directory afile: it exists and is not a directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(dir_ / "afile"), "not a directory\n");
+}
+
+// Each damage of a row's point or values: every reader and --resume exit 5 and name the
+// observation (before, a wrong length was read out of bounds: a crash or garbage).
+TEST_F(StudyIntegrity, DamagedObservationsExitFiveNamingThem) {
+  write("p.toml", kPipeline);
+  ASSERT_EQ(arbo("run p.toml --study s -q").code, 0);
+  const std::vector<std::pair<std::string, std::string>> damages{
+      {"UPDATE observations SET x = substr(x, 1, 8) WHERE id = 5",
+       "its point has 1 coordinates, the study has 2 parameters"},
+      {"UPDATE observations SET x = zeroblob(32) WHERE id = 5",
+       "its point has 4 coordinates, the study has 2 parameters"},
+      {"UPDATE observations SET constraints = zeroblob(0) WHERE id = 5",
+       "it has 0 constraint values, the study has 1 constraints"},
+      {"UPDATE observations SET constraints = zeroblob(12) WHERE id = 5",
+       "its constraint vector has 12 bytes"},
+  };
+  int n = 0;
+  for (const auto& [damage, says] : damages) {
+    const std::string copy = "d" + std::to_string(n++);
+    fs::copy(dir_ / "s", dir_ / copy);
+    sql(dir_ / copy / "study.db", damage);
+    for (const std::string& args : std::vector<std::string>{
+             "export " + copy + " --format json", "export " + copy + " --format csv",
+             "show " + copy, "run --resume --study " + copy + " --set study.budget=14 -q",
+             "ask " + copy}) {
+      const CliResult r = arbo(args);
+      EXPECT_EQ(r.code, 5) << args << "\n" << r.err;
+      EXPECT_NE(r.err.find("observation 5 is damaged: " + says), std::string::npos) << args << "\n"
+                                                                                    << r.err;
+    }
+  }
+  // Damaged params of a finished observation: the readers that print them name it; a resumed
+  // run never reads them (it works on the stored point) and goes on.
+  const json obs = export_json("s");
+  std::int64_t best = 0;
+  double best_value = 1e300;
+  for (const auto& o : obs) {
+    if (o["feasible"] && o["objective"].get<double>() < best_value) {
+      best = o["id"];
+      best_value = o["objective"];
+    }
+  }
+  ASSERT_GT(best, 0);
+  fs::copy(dir_ / "s", dir_ / "p");
+  sql(dir_ / "p" / "study.db",
+      fmt::format("UPDATE observations SET params = '{{\"x1\": 3' WHERE id = {}", best));
+  for (const std::string& args :
+       std::vector<std::string>{"export p --format json", "export p --format csv", "show p"}) {
+    const CliResult r = arbo(args);
+    EXPECT_EQ(r.code, 5) << args << "\n" << r.err;
+    EXPECT_NE(
+        r.err.find(fmt::format("observation {} is damaged: its params are not valid JSON", best)),
+        std::string::npos)
+        << args << "\n"
+        << r.err;
+  }
+  EXPECT_EQ(arbo("run --resume --study p --set study.budget=13 -q").code, 0);
+  // Those of a pending observation are sent to its evaluation again: resume refuses them.
+  ASSERT_EQ(arbo("init p.toml --study q").code, 0);
+  ASSERT_EQ(arbo("ask q").code, 0);
+  sql(dir_ / "q" / "study.db", "UPDATE observations SET params = '[1]' WHERE id = 1");
+  for (const std::string& args : std::vector<std::string>{"run --resume --study q -q", "export q",
+                                                          "show q", "tell q 1 --objective 1"}) {
+    const CliResult r = arbo(args);
+    EXPECT_EQ(r.code, 5) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("observation 1 is damaged: its params are not a JSON object"),
+              std::string::npos)
+        << args << "\n"
+        << r.err;
+  }
+
+  // Damaged statistics or proposer versions: the export names the observation too.
+  fs::copy(dir_ / "s", dir_ / "v");
+  sql(dir_ / "v" / "study.db", "UPDATE observations SET proposed_by = '{' WHERE id = 3");
+  CliResult r = arbo("export v --format json");
+  EXPECT_EQ(r.code, 5);
+  EXPECT_NE(r.err.find("observation 3 is damaged: its proposer versions are not valid JSON"),
+            std::string::npos)
+      << r.err;
+  fs::copy(dir_ / "s", dir_ / "w");
+  sql(dir_ / "w" / "study.db", "INSERT INTO proposal_stats (id, stats) VALUES (6, 'nope')");
+  for (const std::string format : {"csv", "json"}) {
+    r = arbo("export w --format " + format);
+    EXPECT_EQ(r.code, 5);
+    EXPECT_NE(r.err.find("observation 6 is damaged: its solver statistics are not valid JSON"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+// A failure reason quotes whatever a command printed: bytes that are not UTF-8 are exported as
+// U+FFFD, in JSON and CSV alike, never an error.
+TEST_F(StudyIntegrity, AFailureReasonThatIsNotUtf8IsExported) {
+  write("p.toml", kPipeline);
+  ASSERT_EQ(arbo("init p.toml --study s").code, 0);
+  ASSERT_EQ(arbo("ask s").code, 0);
+  ASSERT_EQ(arbo("ask s").code, 0);
+  CliResult r = arbo("tell s 1 --failed \"$(printf 'bad \\377\\376 bytes \\303')\"");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = arbo("tell s 2 --failed \"$(printf 'caf\\303\\251, \"quoted\"')\"");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 2u);
+  EXPECT_EQ(obs[0]["reason"], "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes \xEF\xBF\xBD");
+  EXPECT_EQ(obs[1]["reason"], "caf\xC3\xA9, \"quoted\"");
+  r = arbo("export s --format csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(",bad \xEF\xBF\xBD\xEF\xBF\xBD bytes \xEF\xBF\xBD\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(",\"caf\xC3\xA9, \"\"quoted\"\"\"\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\xFF'), std::string::npos);
+}
+
 // A driver holds the lock from before it reads the study to its end: held still just after
 // loading, it keeps a second resume and an ask out (exit 5, in use), while show and export
 // read; let go, it finishes the study exactly as an uninterrupted run.
