@@ -4,16 +4,19 @@
 // target defines ARBO_CLI, the path of the binary.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -39,6 +42,58 @@ inline std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// Starts `arbo <args>` in `dir` without waiting, with `env` ("NAME=value") added to (or
+/// replacing in) the environment, stdout and stderr to the files `out` and `err`; returns its
+/// pid. The child makes only async-signal-safe calls before exec, so threads may use it.
+inline pid_t spawn_arbo(const fs::path& dir, const std::vector<std::string>& args,
+                        const std::vector<std::string>& env, const fs::path& out,
+                        const fs::path& err) {
+  std::vector<std::string> env_strings;
+  for (char** e = ::environ; *e != nullptr; ++e) {
+    bool replaced = false;
+    for (const auto& v : env) {
+      const auto eq = v.find('=');
+      replaced = replaced || std::strncmp(*e, v.c_str(), eq + 1) == 0;
+    }
+    if (!replaced) env_strings.emplace_back(*e);
+  }
+  env_strings.insert(env_strings.end(), env.begin(), env.end());
+  std::vector<std::string> arg_strings = args;
+  std::vector<char*> envp, argv{const_cast<char*>(ARBO_CLI)};
+  for (auto& e : env_strings) envp.push_back(e.data());
+  for (auto& a : arg_strings) argv.push_back(a.data());
+  envp.push_back(nullptr);
+  argv.push_back(nullptr);
+  const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const std::string cwd = dir.string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(cwd.c_str()) != 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) _exit(127);
+    ::execve(ARBO_CLI, argv.data(), envp.data());
+    _exit(127);
+  }
+  ::close(out_fd);
+  ::close(err_fd);
+  return pid;
+}
+
+/// Waits for a spawned process: its exit status, or 128 + the signal that ended it (-1 when
+/// it cannot be waited for).
+inline int wait_exit_code(pid_t pid) {
+  int status = 0;
+  if (pid <= 0 || ::waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// A quick study: random search on the built-in constrained Branin problem (two parameters,
+/// one black-box constraint), four initial points.
+inline std::string random_search_pipeline(int seed, int budget) {
+  return "[study]\nseed = " + std::to_string(seed) + "\nbudget = " + std::to_string(budget) +
+         "\n[problem]\nplugin = \"branin_constrained\"\n[initial_design]\nsize = 4\n"
+         "[inner_solver]\nplugin = \"random\"\n";
 }
 
 /// Runs `arbo` in `dir_`.

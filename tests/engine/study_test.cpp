@@ -109,8 +109,13 @@ TEST_F(StudyTest, AskTellAndLimits) {
   EXPECT_EQ(study->dataset().X_failed.rows(), 1);
   EXPECT_THROW(study->set_limits(1, 0), ConfigError);  // below the 2 observations made
   study->set_limits(6, 0);
-  EXPECT_EQ(Study::open(dir_, registry_)->pipeline().budget, 6);
+  // A study object holds the study lock for its lifetime: no second driver, in this process or
+  // another.
+  EXPECT_THROW(Study::open(dir_, registry_), StudyError);
   EXPECT_EQ(study->run({}).evaluations, 4);
+  EXPECT_THROW(Study::create(dir_, pipeline("branin", 4), "", registry_), StudyError);
+  study.reset();
+  EXPECT_EQ(Study::open(dir_, registry_)->pipeline().budget, 6);
   EXPECT_THROW(Study::create(dir_, pipeline("branin", 4), "", registry_), StudyError);
 }
 

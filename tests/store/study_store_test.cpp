@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -510,6 +511,243 @@ TEST(StudyStore, OldStudiesWithTheStatisticsTableKeepTheirStatistics) {
   model.stats_json = R"({"fit_seconds":0.5})";
   EXPECT_EQ(store.add_pending(model), 2);
   EXPECT_EQ(store.proposal_stats().size(), 2u);
+}
+
+// --- interrupted creation --------------------------------------------------------------
+
+// A process creating a study is killed (no destructor runs) after writing its metadata but
+// before the commit.
+void create_and_die_before_commit(const fs::path& dir) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    try {
+      auto store = StudyStore::create_uncommitted(dir);
+      store.set_meta("pipeline", "[problem]\n");
+      ::_exit(0);
+    } catch (...) {
+      ::_exit(2);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST(StudyStore, AnInterruptedCreationIsNoStudyAndTheNextCreationClearsIt) {
+  TempDir tmp;
+  const fs::path dir = tmp.study();
+  create_and_die_before_commit(dir);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(StudyStore::exists(dir));
+  EXPECT_EQ(StudyStore::inspect(dir), StudyDirState::Interrupted);
+  for (const auto& msg : {study_error([&] { StudyStore::open(dir); }),
+                          study_error([&] { StudyStore::open_read_only(dir); })}) {
+    EXPECT_NE(msg.find(dir.string() + " holds no study: its creation did not complete"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("without --resume"), std::string::npos) << msg;
+  }
+  auto store = StudyStore::create(dir);
+  EXPECT_EQ(StudyStore::inspect(dir), StudyDirState::Study);
+  EXPECT_FALSE(store.meta("pipeline").has_value());
+  EXPECT_EQ(store.meta("schema_version"), std::optional<std::string>("1"));
+  EXPECT_TRUE(store.meta("created_at").has_value());
+}
+
+TEST(StudyStore, AStoreDestroyedBeforeItsCreationCommitsRemovesItsFiles) {
+  TempDir tmp;
+  {
+    auto store = StudyStore::create_uncommitted(tmp.study());
+    store.set_meta("pipeline", "[problem]\n");
+    EXPECT_EQ(store.meta("pipeline"), std::optional<std::string>("[problem]\n"));
+  }
+  EXPECT_EQ(StudyStore::inspect(tmp.study()), StudyDirState::Missing);
+  for (const char* f : {"study.db", "study.db-wal", "study.db-shm", "study.db-journal"}) {
+    EXPECT_FALSE(fs::exists(tmp.study() / f)) << f;
+  }
+  // A committed creation keeps everything written before the commit.
+  {
+    auto store = StudyStore::create_uncommitted(tmp.study());
+    store.set_meta("pipeline", "[problem]\n");
+    store.commit_creation();
+  }
+  EXPECT_EQ(StudyStore::open(tmp.study()).meta("pipeline"),
+            std::optional<std::string>("[problem]\n"));
+}
+
+// Older builds committed the bare schema first and the pipeline later: killed in between, they
+// left a schema_version and nothing else. That holds no observation and is cleared; anything
+// more is a study, never removed.
+TEST(StudyStore, AnOlderBuildsInterruptedCreationIsRecognizedAndNothingElse) {
+  TempDir tmp;
+  const fs::path dir = tmp.study();
+  { auto store = StudyStore::create(dir); }
+  raw_exec(dir / "study.db", "DELETE FROM meta WHERE key <> 'schema_version'");
+  EXPECT_EQ(StudyStore::inspect(dir), StudyDirState::Interrupted);
+  EXPECT_NE(study_error([&] { StudyStore::open(dir); }).find("creation did not complete"),
+            std::string::npos);
+  { auto store = StudyStore::create(dir); }
+  EXPECT_EQ(StudyStore::inspect(dir), StudyDirState::Study);
+
+  // The same with one observation is a study.
+  raw_exec(dir / "study.db",
+           "DELETE FROM meta WHERE key <> 'schema_version'; INSERT INTO observations (status, "
+           "origin, x, params, created_at) VALUES ('pending', 'ask', zeroblob(0), '{}', 1)");
+  EXPECT_EQ(StudyStore::inspect(dir), StudyDirState::Study);
+  EXPECT_NE(study_error([&] { StudyStore::create(dir); }).find("already holds a study"),
+            std::string::npos);
+  EXPECT_EQ(StudyStore::open(dir).observations().size(), 1u);
+
+  // A database that is not ours is never taken for leftovers.
+  const fs::path foreign = tmp.path() / "foreign";
+  fs::create_directories(foreign);
+  raw_exec(foreign / "study.db", "CREATE TABLE foo (a INTEGER)");
+  EXPECT_EQ(StudyStore::inspect(foreign), StudyDirState::Study);
+  EXPECT_NE(study_error([&] { StudyStore::create(foreign); }).find("already holds a study"),
+            std::string::npos);
+  EXPECT_TRUE(fs::exists(foreign / "study.db"));
+}
+
+TEST(StudyStore, AStudyPathThatIsNotADirectoryIsAStudyError) {
+  TempDir tmp;
+  fs::create_directories(tmp.path());
+  const fs::path file = tmp.path() / "file";
+  std::ofstream(file) << "not a directory\n";
+  for (const fs::path& dir : {file, file / "sub"}) {
+    const std::string msg = study_error([&] { StudyStore::create(dir); });
+    EXPECT_NE(msg.find("cannot create study directory " + dir.string()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("ot a directory"), std::string::npos) << msg;  // ENOTDIR: "Not a ..."
+    EXPECT_NE(study_error([&] { StudyStore::open(dir); }).find("no study in"), std::string::npos);
+    EXPECT_EQ(StudyStore::inspect(dir), StudyDirState::Missing);
+  }
+  EXPECT_NE(study_error([&] { StudyStore::open(file); }).find("it is not a directory"),
+            std::string::npos);
+  EXPECT_NE(study_error([&] { StudyLock lock(file); }).find("Not a directory"), std::string::npos);
+}
+
+// --- damaged rows ---------------------------------------------------------------------------
+
+// A study of two parameters and one constraint with three observations, complete, failed and
+// pending; `damage` is then applied to its database.
+std::string damaged_study_error(const TempDir& tmp, const std::string& damage,
+                                std::int64_t read_id) {
+  {
+    auto store = StudyStore::create(tmp.study());
+    store.set_meta("parameter_names", R"(["a", "b"])");
+    store.set_meta("constraint_names", R"(["c"])");
+    for (int i = 1; i <= 3; ++i) {
+      Observation o = pending_obs(i);
+      o.x = vec({0.5 * i, 1.0});
+      store.add_pending(o);
+    }
+    store.complete(1, 2.5, vec({0.25}), true, 1.0);
+    store.fail(2, "diverged", 1.0);
+  }
+  raw_exec(tmp.study() / "study.db", damage);
+  auto store = StudyStore::open(tmp.study());
+  const std::string all = study_error([&] { store.observations(); });
+  EXPECT_EQ(all, study_error([&] { store.observation(read_id); }));
+  EXPECT_NE(all.find(fmt::format("observation {} is damaged", read_id)), std::string::npos) << all;
+  return all;
+}
+
+TEST(StudyStore, DamagedRowsAreStudyErrorsNamingTheObservation) {
+  struct Case {
+    std::string damage;
+    std::int64_t id;
+    std::string says;
+  };
+  const std::vector<Case> cases{
+      {"UPDATE observations SET params = '{\"a\": 3' WHERE id = 3", 3,
+       "its params are not a JSON object"},
+      {"UPDATE observations SET params = '[1, 2]' WHERE id = 3", 3,
+       "its params are not a JSON object"},
+      {"UPDATE observations SET x = substr(x, 1, 8) WHERE id = 3", 3,
+       "its point has 1 coordinates, the study has 2 parameters"},
+      {"UPDATE observations SET x = zeroblob(32) WHERE id = 2", 2,
+       "its point has 4 coordinates, the study has 2 parameters"},
+      {"UPDATE observations SET x = substr(x, 1, 12) WHERE id = 1", 1,
+       "its point vector has 12 bytes, not a multiple of 8"},
+      {"UPDATE observations SET constraints = zeroblob(0) WHERE id = 1", 1,
+       "it has 0 constraint values, the study has 1 constraints"},
+      {"UPDATE observations SET constraints = zeroblob(5) WHERE id = 1", 1,
+       "its constraint vector has 5 bytes"},
+      {"UPDATE observations SET objective = NULL WHERE id = 1", 1,
+       "it is complete without an objective"},
+  };
+  for (const Case& c : cases) {
+    TempDir tmp;
+    const std::string msg = damaged_study_error(tmp, c.damage, c.id);
+    EXPECT_NE(msg.find(c.says), std::string::npos) << c.damage << "\n" << msg;
+  }
+  // A finished observation's params are left to the readers that parse them (export, show):
+  // loading a study does not pay a JSON pass per row for text it never uses.
+  TempDir tmp;
+  damaged_study_error(tmp, "UPDATE observations SET x = zeroblob(24) WHERE id = 3", 3);
+  raw_exec(tmp.study() / "study.db",
+           "UPDATE observations SET x = zeroblob(16), params = 'oops' WHERE id = 3;"
+           "UPDATE observations SET params = 'oops' WHERE id < 3");
+  auto store = StudyStore::open(tmp.study());
+  const std::string pending_msg = study_error([&] { store.observations(); });
+  EXPECT_NE(pending_msg.find("observation 3 is damaged: its params"), std::string::npos)
+      << pending_msg;
+  raw_exec(tmp.study() / "study.db", "DELETE FROM observations WHERE id = 3");
+  EXPECT_EQ(store.observations().at(0).params_json, "oops");
+}
+
+TEST(StudyStore, DamagedNamesAreStudyErrors) {
+  TempDir tmp;
+  {
+    auto store = StudyStore::create(tmp.study());
+    store.set_meta("parameter_names", "{\"a\"");
+  }
+  const std::string msg = study_error([&] { StudyStore::open(tmp.study()); });
+  EXPECT_NE(msg.find("the metadata 'parameter_names' is damaged"), std::string::npos) << msg;
+  raw_exec(tmp.study() / "study.db",
+           "UPDATE meta SET value = '[\"a\", 3]' WHERE key = 'parameter_names'");
+  EXPECT_NE(study_error([&] { StudyStore::open(tmp.study()); }).find("is damaged"),
+            std::string::npos);
+  raw_exec(tmp.study() / "study.db",
+           "UPDATE meta SET value = '[\"a\", \"b\"]' WHERE key = 'parameter_names'");
+  EXPECT_EQ(StudyStore::open(tmp.study()).names("parameter_names"),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(StudyStore::open(tmp.study()).names("constraint_names").empty());
+}
+
+// --- reading only ---------------------------------------------------------------------------
+
+TEST(StudyStore, ReadingOnlyNeverWrites) {
+  TempDir tmp;
+  {
+    auto store = StudyStore::create(tmp.study());
+    store.add_pending(pending_obs(1));
+  }
+  // A study from before the statistics table: a reader must not add it.
+  raw_exec(tmp.study() / "study.db", "DROP TABLE proposal_stats");
+  const auto modified = fs::last_write_time(tmp.study() / "study.db");
+  {
+    auto store = StudyStore::open_read_only(tmp.study());
+    EXPECT_EQ(store.observations().size(), 1u);
+    EXPECT_TRUE(store.proposal_stats().empty());
+    EXPECT_EQ(store.meta("schema_version"), std::optional<std::string>("1"));
+    EXPECT_NE(study_error([&] { store.set_meta("x", "y"); }).find("set_meta('x') failed"),
+              std::string::npos);
+    EXPECT_NE(study_error([&] { store.add_pending(pending_obs(2)); }).find("add_pending"),
+              std::string::npos);
+  }
+  EXPECT_EQ(fs::last_write_time(tmp.study() / "study.db"), modified);
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(fs::path(tmp.study() / "study.db").c_str(), &h), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(
+      sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'proposal_stats'", -1,
+                         &st, nullptr),
+      SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
 }
 
 TEST(StudyLock, SecondLockOnSameDirectoryFails) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `arbo ask`, `tell`, `show`, `export`. `show` and `export` read the store only, so they work
 // without any plugin (for example on a machine that only archives studies).
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -27,19 +30,71 @@ namespace arbo::cli {
 
 namespace {
 
+// `show` and `export` only read: they never write to the study, and read one on a read-only
+// file system.
 kernel::StudyStore open_store(const std::string& dir) {
   if (!kernel::StudyStore::exists(dir)) {
     throw kernel::StudyError(fmt::format("{} holds no study", dir));
   }
-  return kernel::StudyStore::open(dir);
+  return kernel::StudyStore::open_read_only(dir);
 }
 
-std::vector<std::string> json_names(const kernel::StudyStore& store, const std::string& key) {
-  std::vector<std::string> names;
-  if (auto text = store.meta(key)) {
-    for (const auto& n : nlohmann::json::parse(*text)) names.push_back(n.get<std::string>());
+// The stored JSON `what` of observation `id`. Damaged text is a damaged study (exit 5), never an
+// internal error.
+nlohmann::json stored_json(const std::string& dir, std::int64_t id, std::string_view what,
+                           const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    throw kernel::StudyError(fmt::format(
+        "study {}: observation {} is damaged: its {} are not valid JSON", dir, id, what));
   }
-  return names;
+  return j;
+}
+
+// `s` with every invalid UTF-8 sequence replaced by U+FFFD, as the JSON export writes it: a
+// failure reason quotes a command's output, whatever its encoding.
+std::string valid_utf8(const std::string& s) {
+  const std::string quoted =
+      nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(quoted).get<std::string>();
+}
+
+// True when `a` and `b` name the same file (device and inode).
+bool same_file(const fs::path& a, const fs::path& b) {
+  struct stat sa {};
+  struct stat sb {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// Refuses an --output inside the study directory (symbolic links and `..` resolved, a final
+// link followed even when its target does not exist yet), in the study directory under another
+// name (a bind mount), or one of the study's files under another name (a hard link): opening it
+// for writing would truncate the database being read, its log or its lock. A usage error: the
+// study is fine, the argument is not.
+void refuse_output_in_study(const std::string& dir, const std::string& output) {
+  std::error_code ec;
+  const fs::path study = fs::canonical(dir, ec);
+  if (ec) return;  // no such directory: opening the study says so, and there is nothing to harm
+  fs::path out = fs::absolute(output, ec);
+  for (int hops = 0; hops < 40 && fs::is_symlink(out, ec); ++hops) {
+    const fs::path target = fs::read_symlink(out, ec);
+    if (ec) break;
+    out = target.is_absolute() ? target : out.parent_path() / target;
+  }
+  out = fs::weakly_canonical(out, ec);
+  bool inside = !ec && (std::mismatch(study.begin(), study.end(), out.begin(), out.end()).first ==
+                            study.end() ||
+                        same_file(out.parent_path(), study));
+  for (const auto& entry : fs::directory_iterator(study, ec)) {
+    inside = inside || same_file(entry.path(), output);
+  }
+  if (inside) {
+    throw po::error(fmt::format(
+        "--output {} is inside the study directory {}, whose files it would overwrite; write the "
+        "export elsewhere",
+        output, dir));
+  }
 }
 
 // `text` as a finite number, the whole of it; else `refuse` is called with a message naming
@@ -190,7 +245,7 @@ int cmd_show(const std::vector<std::string>& args, const Globals&) {
     return kernel::kExitOk;
   }
   const bool maximize = store.meta("direction").value_or("minimize") == "maximize";
-  const auto cnames = json_names(store, "constraint_names");
+  const auto cnames = store.names("constraint_names");
   const auto obs = store.observations();
   std::int64_t complete = 0, failed = 0, pending = 0, feasible = 0;
   std::optional<kernel::Observation> best;
@@ -207,6 +262,9 @@ int cmd_show(const std::vector<std::string>& args, const Globals&) {
       improvements.push_back(&o);
     }
   }
+  // The params shown (the best one is the last improvement) are stored text: damaged, they
+  // are a damaged study, as in export.
+  for (const auto* o : improvements) stored_json(dir, o->id, "params", o->params_json);
   std::cout << fmt::format("study {} ({})\n", store.meta("name").value_or("?"), dir);
   std::cout << fmt::format("direction: {}, budget: {}\n", maximize ? "maximize" : "minimize",
                            store.meta("budget").value_or("?"));
@@ -242,9 +300,10 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   if (format != "csv" && format != "json") {
     throw po::error(fmt::format("--format {}: expected csv or json", format));
   }
+  if (!output.empty()) refuse_output_in_study(dir, output);
   kernel::StudyStore store = open_store(dir);
-  const auto pnames = json_names(store, "parameter_names");
-  const auto cnames = json_names(store, "constraint_names");
+  const auto pnames = store.names("parameter_names");
+  const auto cnames = store.names("constraint_names");
   std::ofstream file;
   if (!output.empty()) {
     file.open(output);
@@ -260,12 +319,13 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
           {"id", o.id},
           {"status", kernel::to_string(o.status)},
           {"origin", o.origin},
-          {"params", nlohmann::json::parse(o.params_json)},
+          {"params", stored_json(dir, o.id, "params", o.params_json)},
           {"propose_seconds", o.propose_seconds},
           {"eval_seconds", o.eval_seconds},
           {"created_at", o.created_at},
-          {"proposed_by", o.proposed_by_json.empty() ? nlohmann::json(nullptr)
-                                                     : nlohmann::json::parse(o.proposed_by_json)}};
+          {"proposed_by", o.proposed_by_json.empty()
+                              ? nlohmann::json(nullptr)
+                              : stored_json(dir, o.id, "proposer versions", o.proposed_by_json)}};
       if (o.status == kernel::ObsStatus::Complete) {
         j["objective"] = o.objective;
         j["feasible"] = o.feasible;
@@ -279,11 +339,12 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
       if (o.status != kernel::ObsStatus::Pending) j["finished_at"] = o.finished_at;
       // Model-based proposals: fit/solve times, model size, nodes, gap and solver status.
       if (const auto it = stats.find(o.id); it != stats.end()) {
-        j["solver"] = nlohmann::json::parse(it->second);
+        j["solver"] = stored_json(dir, o.id, "solver statistics", it->second);
       }
       arr.push_back(std::move(j));
     }
-    out << arr.dump(2) << "\n";
+    // A failure reason may quote a command's output in any encoding: replaced, never fatal.
+    out << arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kernel::kExitOk;
   }
   // Model-based proposals' statistics (fit/solve times, model size, nodes, gap, status) as
@@ -291,7 +352,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   std::map<std::int64_t, nlohmann::json> stats;
   std::set<std::string> stat_keys;
   for (const auto& [id, text] : store.proposal_stats()) {
-    nlohmann::json j = nlohmann::json::parse(text);
+    nlohmann::json j = stored_json(dir, id, "solver statistics", text);
     if (!j.is_object()) continue;
     for (const auto& item : j.items()) stat_keys.insert(item.key());
     stats.emplace(id, std::move(j));
@@ -304,7 +365,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   for (const auto& k : stat_keys) out << "," << csv_escape("solver_" + k);
   out << "\n";
   for (const auto& o : obs) {
-    const auto params = nlohmann::json::parse(o.params_json);
+    const auto params = stored_json(dir, o.id, "params", o.params_json);
     out << o.id << "," << kernel::to_string(o.status) << "," << o.origin;
     for (const auto& p : pnames) {
       out << ",";
@@ -319,7 +380,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
     out << "," << format_number(o.propose_seconds) << "," << format_number(o.eval_seconds) << ","
         << fmt::format("{:.3f}", o.created_at) << ","
         << (o.status == kernel::ObsStatus::Pending ? "" : fmt::format("{:.3f}", o.finished_at))
-        << "," << csv_escape(o.reason);
+        << "," << csv_escape(valid_utf8(o.reason));
     const auto st = stats.find(o.id);
     for (const auto& k : stat_keys) {
       out << ",";

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arbo/kernel/design.hpp"
+#include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
 #include "arbo/kernel/random_streams.hpp"
 #include "arbo/kernel/study.hpp"
@@ -23,18 +24,32 @@ void KnowledgeAugmentation::ensure(bool quiet) {
   if (cheap.empty() || ready_) return;
   ready_ = true;
   if (const auto stored = store_.meta("augmentation")) {
-    const auto j = nlohmann::json::parse(*stored);
-    const auto& xs = j.at("X");
-    const auto& cs = j.at("values");
-    X_.resize(static_cast<Eigen::Index>(xs.size()), static_cast<Eigen::Index>(space.size()));
-    C_.resize(static_cast<Eigen::Index>(cs.size()), static_cast<Eigen::Index>(cheap.size()));
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      for (std::size_t d = 0; d < space.size(); ++d) {
-        X_(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(d)) = xs[i][d].get<double>();
+    // Checked access throughout: damaged metadata is a damaged study (exit 5), never an
+    // out-of-range read or an internal error.
+    try {
+      const auto j = nlohmann::json::parse(*stored, nullptr, false);
+      if (j.is_discarded()) throw std::invalid_argument("not valid JSON");
+      const auto& xs = j.at("X");
+      const auto& cs = j.at("values");
+      if (xs.size() != cs.size()) throw std::out_of_range("X and values differ in length");
+      X_.resize(static_cast<Eigen::Index>(xs.size()), static_cast<Eigen::Index>(space.size()));
+      C_.resize(static_cast<Eigen::Index>(cs.size()), static_cast<Eigen::Index>(cheap.size()));
+      for (std::size_t i = 0; i < xs.size(); ++i) {
+        if (xs.at(i).size() != space.size() || cs.at(i).size() != cheap.size()) {
+          throw std::out_of_range(fmt::format("point {} has the wrong length", i));
+        }
+        for (std::size_t d = 0; d < space.size(); ++d) {
+          X_(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(d)) =
+              xs.at(i).at(d).get<double>();
+        }
+        for (std::size_t k = 0; k < cheap.size(); ++k) {
+          C_(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) =
+              cs.at(i).at(k).get<double>();
+        }
       }
-      for (std::size_t k = 0; k < cheap.size(); ++k) {
-        C_(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = cs[i][k].get<double>();
-      }
+    } catch (const std::exception& e) {
+      throw StudyError(fmt::format("study {}: the metadata 'augmentation' is damaged: {}",
+                                   store_.directory().string(), e.what()));
     }
     if (!quiet) {
       logger_.info("knowledge augmentation: read {} stored points of the cheap constraints",

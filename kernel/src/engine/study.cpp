@@ -13,6 +13,7 @@
 #include "engine/components.hpp"
 #include "engine/proposer.hpp"
 #include "util/clock.hpp"
+#include "util/test_hook.hpp"
 
 #ifndef ARBO_VERSION
 #define ARBO_VERSION "0.0.0"
@@ -56,6 +57,9 @@ ComponentLookup lookup_from(const PluginRegistry& registry) {
 }
 
 struct Study::Impl {
+  // Held from before the study is read until after the store is closed (declared first, so
+  // destroyed last): the one driver of the study.
+  std::unique_ptr<StudyLock> lock;
   fs::path dir;
   StudyStore store;
   Pipeline pipeline;
@@ -76,8 +80,12 @@ struct Study::Impl {
   double plugin_seconds = 0.0;
   double command_seconds = 0.0;
 
-  Impl(fs::path d, StudyStore s, Pipeline p, const PluginRegistry& r)
-      : dir(std::move(d)), store(std::move(s)), pipeline(std::move(p)), registry(r) {}
+  Impl(std::unique_ptr<StudyLock> l, fs::path d, StudyStore s, Pipeline p, const PluginRegistry& r)
+      : lock(std::move(l)),
+        dir(std::move(d)),
+        store(std::move(s)),
+        pipeline(std::move(p)),
+        registry(r) {}
 
   void build(const fs::path& base_dir) {
     components = assemble(pipeline, registry, logger, interrupt, base_dir);
@@ -113,6 +121,26 @@ struct Study::Impl {
     }
   }
 
+  // The stored points and constraint values have the lengths of the parameters and
+  // constraints the study was created with; a problem plugin that now declares others would
+  // misread every one of them.
+  void check_stored_names() const {
+    // Older builds could be killed before writing them; such a study is checked row by row.
+    if (!store.meta("parameter_names") || !store.meta("constraint_names")) return;
+    std::vector<std::string> params, constraints;
+    for (const auto& p : components->space.parameters()) params.push_back(p.name);
+    for (const auto& c : components->constraints) constraints.push_back(c.name);
+    const auto stored_params = store.names("parameter_names");
+    const auto stored_constraints = store.names("constraint_names");
+    if (stored_params != params || stored_constraints != constraints) {
+      throw StudyError(fmt::format(
+          "study {} was created with parameters [{}] and black-box constraints [{}], but its "
+          "pipeline now gives [{}] and [{}] (did the problem plugin change?)",
+          dir.string(), fmt::join(stored_params, ", "), fmt::join(stored_constraints, ", "),
+          fmt::join(params, ", "), fmt::join(constraints, ", ")));
+    }
+  }
+
   void load_observations() {
     for (auto& o : store.observations()) {
       ++total;
@@ -137,6 +165,7 @@ struct Study::Impl {
     obs.created_at = unix_now();
     obs.id = store.add_pending(obs);
     ++total;
+    test_signal_point("run:pending");
     return obs;
   }
 
@@ -176,6 +205,7 @@ struct Study::Impl {
       obs.reason = out.reason;
       logger->warn("observation {} failed: {}", obs.id, out.reason);
     }
+    test_signal_point("run:recorded");
     absorb(obs);
   }
 };
@@ -186,7 +216,8 @@ Study::~Study() = default;
 std::unique_ptr<Study> Study::create(const fs::path& dir, Pipeline pipeline,
                                      const std::string& source_text, const PluginRegistry& registry,
                                      bool verbose) {
-  if (StudyStore::exists(dir)) {
+  // A complete study stays one: say so first, even while another process drives it.
+  if (StudyStore::inspect(dir) == StudyDirState::Study) {
     throw StudyError(
         fmt::format("{} already holds a study; use --resume to continue it or "
                     "choose another --study directory",
@@ -203,27 +234,24 @@ std::unique_ptr<Study> Study::create(const fs::path& dir, Pipeline pipeline,
     if (wd.is_relative()) wd = base / wd;
     pipeline.problem.working_directory = wd.lexically_normal().string();
   }
-  fs::create_directories(dir);
-  StudyLock lock(dir);
-  auto impl = std::make_unique<Impl>(dir, StudyStore::create(dir), std::move(pipeline), registry);
+  StudyStore::create_directory(dir);
+  auto lock = std::make_unique<StudyLock>(dir);
+  test_signal_point("create:locked");
+  // Everything from the schema to the last metadata is one transaction, committed at the end:
+  // a process killed before then leaves no study (the next creation clears what is left, and
+  // --resume says so), and an exception destroys the uncommitted store, which removes its
+  // files.
+  auto impl = std::make_unique<Impl>(std::move(lock), dir, StudyStore::create_uncommitted(dir),
+                                     std::move(pipeline), registry);
+  test_signal_point("create:schema");
   impl->logger = make_logger("arbo", (dir / "arbo.log").string(), verbose);
-  try {
-    impl->build(dir);
-  } catch (...) {
-    // A study whose components cannot be built must not be left half-created.
-    impl.reset();
-    std::error_code ec;
-    fs::remove(dir / "study.db", ec);
-    fs::remove(dir / "study.db-wal", ec);
-    fs::remove(dir / "study.db-shm", ec);
-    throw;
-  }
+  impl->build(dir);
+  test_signal_point("create:built");
   auto& store = impl->store;
   store.set_meta("pipeline", to_toml(impl->pipeline));
   store.set_meta("source", source_text);
   store.set_meta("source_path", impl->pipeline.source_path);
   store.set_meta("arbo_version", ARBO_VERSION);
-  store.set_meta("created_at", fmt::format("{}", unix_now()));
   // Plain copies of what `show` and `export` need, so they work without loading any plugin.
   store.set_meta("name", impl->pipeline.name);
   store.set_meta("direction", impl->pipeline.maximize ? "maximize" : "minimize");
@@ -234,29 +262,42 @@ std::unique_ptr<Study> Study::create(const fs::path& dir, Pipeline pipeline,
   nlohmann::json names = nlohmann::json::array();
   for (const auto& c : impl->components->constraints) names.push_back(c.name);
   store.set_meta("constraint_names", names.dump());
+  test_signal_point("create:meta");
+  store.commit_creation();
   impl->logger->info("created study {} ({} evaluations, seed {})", dir.string(),
                      impl->pipeline.budget, impl->pipeline.seed);
+  test_signal_point("create:committed");
   return std::unique_ptr<Study>(new Study(std::move(impl)));
 }
 
 std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& registry,
                                    bool verbose) {
+  // Without a study.db, StudyStore::open says why (no such directory, not a directory, no
+  // study), before the lock would create a lock file in a directory that holds no study.
+  if (!StudyStore::exists(dir)) StudyStore::open(dir);
+  // The lock comes before anything is read: a driver that loaded the study before it held the
+  // lock would go on from a stale count once another driver's run ended, and propose and
+  // number again what that run already had.
+  auto lock = std::make_unique<StudyLock>(dir);
+  test_signal_point("open:locked");
   StudyStore store = StudyStore::open(dir);
   const auto text = store.meta("pipeline");
   if (!text) throw StudyError(fmt::format("{}: the study has no stored pipeline", dir.string()));
   Pipeline pipeline = parse_pipeline(*text, (dir / "study.db").string() + " [stored pipeline]", {},
                                      lookup_from(registry));
   pipeline.source_path = store.meta("source_path").value_or("");
-  auto impl = std::make_unique<Impl>(dir, std::move(store), std::move(pipeline), registry);
+  auto impl =
+      std::make_unique<Impl>(std::move(lock), dir, std::move(store), std::move(pipeline), registry);
   impl->logger = make_logger("arbo", (dir / "arbo.log").string(), verbose);
   impl->build(dir);
+  impl->check_stored_names();
   impl->load_observations();
+  test_signal_point("open:loaded");
   return std::unique_ptr<Study>(new Study(std::move(impl)));
 }
 
 RunSummary Study::run(const RunOptions& options) {
   Impl& s = *impl_;
-  StudyLock lock(s.dir);
   if (options.interrupt) s.interrupt = options.interrupt;
   RunSummary summary;
   const auto t0 = Clock::now();
@@ -312,13 +353,9 @@ RunSummary Study::run(const RunOptions& options) {
   return summary;
 }
 
-Observation Study::ask() {
-  StudyLock lock(impl_->dir);
-  return impl_->propose_and_record(true);
-}
+Observation Study::ask() { return impl_->propose_and_record(true); }
 
 void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
-  StudyLock lock(impl_->dir);
   auto obs = impl_->store.observation(id);
   if (!obs) throw StudyError(fmt::format("observation {} does not exist", id));
   if (obs->status != ObsStatus::Pending) {

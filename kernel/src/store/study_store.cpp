@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -62,6 +63,9 @@ CREATE TABLE observations (
 // changes what such a study exports: an empty table reads like a missing one.
 constexpr const char* kProposalStatsSql =
     "CREATE TABLE IF NOT EXISTS proposal_stats (id INTEGER PRIMARY KEY, stats TEXT NOT NULL)";
+// What a reader that must not write adds in place of a missing table: it reads the same.
+constexpr const char* kTempProposalStatsSql =
+    "CREATE TEMP TABLE proposal_stats (id INTEGER PRIMARY KEY, stats TEXT NOT NULL)";
 
 constexpr const char* kSelectColumns =
     "SELECT id, status, origin, x, params, objective, constraints, feasible, reason, "
@@ -110,6 +114,69 @@ class ResetGuard {
   sqlite3_stmt* s_;
 };
 
+// True when `text` is one JSON object. A SAX pass that builds nothing: the cheapest full check.
+bool is_json_object(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text[first] == '{' && nlohmann::json::accept(text);
+}
+
+// Removes a database and its companions (write-ahead log, shared memory, rollback journal).
+void remove_database_files(const fs::path& db_path, std::error_code& ec) {
+  ec.clear();
+  for (const char* suffix : {"-wal", "-shm", "-journal", ""}) {
+    std::error_code one;
+    fs::remove(fs::path(db_path.string() + suffix), one);
+    if (one && !ec) ec = one;
+  }
+}
+
+// The value of a one-integer query; nullopt when it fails (not a database, no such table).
+std::optional<std::int64_t> query_int(sqlite3* db, const char* sql) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &raw, nullptr) != SQLITE_OK) return std::nullopt;
+  Stmt s(raw);
+  if (sqlite3_step(s.get()) != SQLITE_ROW) return std::nullopt;
+  return sqlite3_column_int64(s.get(), 0);
+}
+
+// What an open database holds (see StudyDirState). An interrupted creation is provably empty:
+// either no table at all (killed before the creation committed), or the arbo schema with its
+// version and no other metadata and no observation (older builds committed the schema before
+// the pipeline; this one commits created_at with the schema). Anything it cannot read is a
+// Study, for `open` to say what is wrong with it.
+StudyDirState classify(sqlite3* db) {
+  const auto entries = query_int(db, "SELECT COUNT(*) FROM sqlite_master");
+  if (!entries) return StudyDirState::Study;
+  if (*entries == 0) return StudyDirState::Interrupted;
+  const auto version = query_int(db, "SELECT COUNT(*) FROM meta WHERE key = 'schema_version'");
+  const auto other_meta = query_int(db, "SELECT COUNT(*) FROM meta WHERE key <> 'schema_version'");
+  const auto observations = query_int(db, "SELECT COUNT(*) FROM observations");
+  if (version == 1 && other_meta == 0 && observations == 0) return StudyDirState::Interrupted;
+  return StudyDirState::Study;
+}
+
+StudyError already_holds_a_study(const fs::path& dir) {
+  return StudyError(fmt::format(
+      "study directory {} already holds a study; use --resume or another --study directory",
+      dir.string()));
+}
+
+StudyError interrupted_creation(const fs::path& dir) {
+  return StudyError(fmt::format(
+      "{} holds no study: its creation did not complete (it was interrupted, or is still "
+      "running) and no observation was stored; create the study again without --resume "
+      "('arbo run FILE --study {}' or 'arbo init'), which clears what is left, or remove the "
+      "directory",
+      dir.string(), dir.string()));
+}
+
+// True when `path` is on a file system mounted read-only: nobody can write the study there, so
+// reading it as immutable is safe.
+bool on_read_only_file_system(const fs::path& path) {
+  struct statvfs st {};
+  return ::statvfs(path.c_str(), &st) == 0 && (st.f_flag & ST_RDONLY) != 0;
+}
+
 }  // namespace
 
 const char* to_string(ObsStatus status) noexcept {
@@ -128,6 +195,13 @@ struct StudyStore::Impl {
   // Kept prepared statements. Declared after `db` so they are finalized before it closes.
   Stmt insert_pending, insert_stats, insert_finished, update_complete, update_fail, select_status;
   Stmt select_all, select_one, count_status, set_meta, get_meta, select_stats;
+  // Between create_uncommitted and commit_creation: the database is this store's own
+  // uncommitted creation, removed again if the store is destroyed before the commit.
+  bool creating = false;
+  // The length every stored point, and every complete observation's constraint values, must
+  // have: the study's parameters and black-box constraints (metadata), -1 when not recorded.
+  Eigen::Index n_params = -1;
+  Eigen::Index n_constraints = -1;
 
   Impl(fs::path d, fs::path p) : dir(std::move(d)), db_path(std::move(p)) {}
   ~Impl() {
@@ -143,7 +217,11 @@ struct StudyStore::Impl {
     set_meta.reset();
     get_meta.reset();
     select_stats.reset();
-    if (db != nullptr) sqlite3_close(db);
+    if (db != nullptr) sqlite3_close(db);  // rolls back an uncommitted creation
+    if (creating) {
+      std::error_code ignored;
+      remove_database_files(db_path, ignored);
+    }
   }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -207,12 +285,17 @@ struct StudyStore::Impl {
                        static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
   }
 
-  Eigen::VectorXd column_vector(sqlite3_stmt* s, int i, std::int64_t id) const {
+  [[noreturn]] void damaged(std::int64_t id, std::string_view what) const {
+    throw StudyError(
+        fmt::format("study {}: observation {} is damaged: {}", db_path.string(), id, what));
+  }
+
+  Eigen::VectorXd column_vector(sqlite3_stmt* s, int i, std::int64_t id,
+                                std::string_view what) const {
     const auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(s, i));
     const int n = sqlite3_column_bytes(s, i);
     if (n % 8 != 0) {
-      throw StudyError(fmt::format("study {}: observation {} has a damaged vector ({} bytes)",
-                                   db_path.string(), id, n));
+      damaged(id, fmt::format("its {} vector has {} bytes, not a multiple of 8", what, n));
     }
     Eigen::VectorXd v(n / 8);
     for (Eigen::Index k = 0; k < v.size(); ++k) {
@@ -236,10 +319,29 @@ struct StudyStore::Impl {
     }
     o.status = *st;
     o.origin = column_text(s, 2);
-    o.x = column_vector(s, 3, o.id);
+    o.x = column_vector(s, 3, o.id, "point");
+    if (n_params >= 0 && o.x.size() != n_params) {
+      damaged(o.id, fmt::format("its point has {} coordinates, the study has {} parameters",
+                                o.x.size(), n_params));
+    }
     o.params_json = column_text(s, 4);
+    // A pending observation's params are sent as they are to the evaluation that a resumed run
+    // repeats. Finished ones are only parsed by readers (export, show), which report damage
+    // the same way: checking every row here would cost a full JSON pass per observation on
+    // every load.
+    if (o.status == ObsStatus::Pending && !is_json_object(o.params_json)) {
+      damaged(o.id, "its params are not a JSON object");
+    }
     o.objective = sqlite3_column_double(s, 5);  // NULL reads as 0.0
-    o.constraints = column_vector(s, 6, o.id);
+    o.constraints = column_vector(s, 6, o.id, "constraint");
+    if (o.status == ObsStatus::Complete) {
+      if (sqlite3_column_type(s, 5) == SQLITE_NULL)
+        damaged(o.id, "it is complete without an objective");
+      if (n_constraints >= 0 && o.constraints.size() != n_constraints) {
+        damaged(o.id, fmt::format("it has {} constraint values, the study has {} constraints",
+                                  o.constraints.size(), n_constraints));
+      }
+    }
     o.feasible = sqlite3_column_int64(s, 7) != 0;
     o.reason = column_text(s, 8);
     o.proposed_by_json = column_text(s, 9);
@@ -267,6 +369,37 @@ struct StudyStore::Impl {
     s.reset();
     exec("PRAGMA synchronous=NORMAL", "setting synchronous=NORMAL");
     exec("PRAGMA foreign_keys=ON", "setting foreign_keys=ON");
+  }
+
+  // A metadata array of names; nullopt when the key is absent.
+  std::optional<std::vector<std::string>> names(const std::string& key) const {
+    const std::string op = fmt::format("meta('{}')", key);
+    sqlite3_stmt* s = get_meta.get();
+    ResetGuard guard(s);
+    bind_text(s, 1, key, op);
+    if (!step_row(s, op)) return std::nullopt;
+    const auto j = nlohmann::json::parse(column_text(s, 0), nullptr, false);
+    const auto damaged_meta = [&] {
+      return StudyError(
+          fmt::format("study {}: the metadata '{}' is damaged (not a JSON array of names)",
+                      db_path.string(), key));
+    };
+    if (!j.is_array()) throw damaged_meta();
+    std::vector<std::string> out;
+    for (const auto& n : j) {
+      if (!n.is_string()) throw damaged_meta();
+      out.push_back(n.get<std::string>());
+    }
+    return out;
+  }
+
+  void load_dimensions() {
+    const auto count = [&](const char* key) -> Eigen::Index {
+      const auto n = names(key);
+      return n ? static_cast<Eigen::Index>(n->size()) : -1;
+    };
+    n_params = count("parameter_names");
+    n_constraints = count("constraint_names");
   }
 
   void prepare_all() {
@@ -336,8 +469,8 @@ struct StudyStore::Impl {
   }
 
   void check_params_json(const Observation& obs, std::string_view operation) const {
-    if (!nlohmann::json::accept(obs.params_json)) {
-      throw StudyError(fmt::format("study {}: {}: params is not valid JSON: '{}'", dir.string(),
+    if (!is_json_object(obs.params_json)) {
+      throw StudyError(fmt::format("study {}: {}: params is not a JSON object: '{}'", dir.string(),
                                    operation, obs.params_json));
     }
   }
@@ -353,80 +486,131 @@ bool StudyStore::exists(const fs::path& dir) {
   return fs::exists(dir / kDbName, ec);
 }
 
-StudyStore StudyStore::create(const fs::path& dir) {
-  const fs::path db_path = dir / kDbName;
-  if (exists(dir)) {
-    throw StudyError(fmt::format(
-        "study directory {} already holds a study; use --resume or another --study directory",
-        dir.string()));
-  }
+void StudyStore::create_directory(const fs::path& dir) {
   std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st) && !fs::is_directory(st)) {
+    throw StudyError(fmt::format(
+        "cannot create study directory {}: it exists and is not a directory", dir.string()));
+  }
   fs::create_directories(dir, ec);
   if (ec) {
     throw StudyError(
         fmt::format("cannot create study directory {}: {}", dir.string(), ec.message()));
   }
+}
+
+StudyDirState StudyStore::inspect(const fs::path& dir) {
+  const fs::path db_path = dir / kDbName;
+  if (!exists(dir)) return StudyDirState::Missing;
+  // Read-write when the file allows it, so that SQLite can roll back what a killed writer left
+  // in a rollback journal; SQLite falls back to reading on a read-only file.
+  sqlite3* db = nullptr;
+  StudyDirState state = StudyDirState::Study;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, kBusyTimeoutMs);
+    state = classify(db);
+  }
+  sqlite3_close(db);
+  return state;
+}
+
+StudyStore StudyStore::create(const fs::path& dir) {
+  StudyStore store = create_uncommitted(dir);
+  store.commit_creation();
+  return store;
+}
+
+StudyStore StudyStore::create_uncommitted(const fs::path& dir) {
+  const fs::path db_path = dir / kDbName;
+  std::error_code ec;
+  switch (inspect(dir)) {
+    case StudyDirState::Missing: break;
+    case StudyDirState::Study: throw already_holds_a_study(dir);
+    case StudyDirState::Interrupted:
+      // It holds no observation (see classify): start again from nothing.
+      remove_database_files(db_path, ec);
+      if (ec) {
+        throw StudyError(fmt::format("cannot remove the interrupted creation {}: {}",
+                                     db_path.string(), ec.message()));
+      }
+      break;
+  }
+  create_directory(dir);
   // O_EXCL makes "does a study exist" and "claim the file" one atomic step, so two concurrent
   // creates cannot both succeed and a failed create only ever removes its own file. An empty
   // file is a valid empty SQLite database.
   const int fd = ::open(db_path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    if (err == EEXIST) {
-      throw StudyError(fmt::format(
-          "study directory {} already holds a study; use --resume or another --study directory",
-          dir.string()));
-    }
+    if (err == EEXIST) throw already_holds_a_study(dir);
     throw StudyError(fmt::format("cannot create {}: {}", db_path.string(), std::strerror(err)));
   }
   ::close(fd);
+  // From here the file is ours: the Impl removes it if the creation does not complete.
   auto impl = std::make_unique<Impl>(dir, db_path);
-  bool done = false;
-  // A failed creation must not leave a half-made study.db behind, or the next attempt would
-  // find "a study" that open() calls "not an arbo study".
-  struct Cleanup {
-    std::unique_ptr<Impl>& impl;
-    const fs::path& path;
-    const bool& done;
-    ~Cleanup() {
-      if (done) return;
-      impl.reset();
-      std::error_code ignored;
-      for (const char* suffix : {"", "-wal", "-shm"}) {
-        fs::remove(fs::path(path.string() + suffix), ignored);
-      }
-    }
-  } cleanup{impl, db_path, done};
-
+  impl->creating = true;
   const int rc = sqlite3_open_v2(db_path.c_str(), &impl->db, SQLITE_OPEN_READWRITE, nullptr);
   impl->check(rc, "creating the database");
   impl->configure();
+  // One transaction from the schema to commit_creation: until it commits, the file holds no
+  // table, which every reader and the next creation recognize as an interrupted creation.
   impl->exec("BEGIN IMMEDIATE", "creating the schema (begin)");
-  try {
-    impl->exec(kSchemaSql, "creating the schema");
-    impl->exec(kProposalStatsSql, "creating the schema");
-    impl->exec(
-        fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}')", kSchemaVersion)
-            .c_str(),
-        "writing the schema version");
-    impl->exec("COMMIT", "creating the schema (commit)");
-  } catch (...) {
-    sqlite3_exec(impl->db, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  impl->exec(kSchemaSql, "creating the schema");
+  impl->exec(kProposalStatsSql, "creating the schema");
+  // created_at with the schema: a bare schema_version is what older builds left when killed
+  // before their next commit (see classify), never a study made by this one.
+  impl->exec(fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}'), "
+                         "('created_at', '{}')",
+                         kSchemaVersion, unix_now())
+                 .c_str(),
+             "writing the schema version");
   impl->prepare_all();
-  done = true;
   return StudyStore(std::move(impl));
 }
 
-StudyStore StudyStore::open(const fs::path& dir) {
+void StudyStore::commit_creation() {
+  if (!impl_->creating) return;
+  impl_->exec("COMMIT", "creating the study (commit)");
+  impl_->creating = false;
+  impl_->load_dimensions();
+}
+
+StudyStore StudyStore::open_impl(const fs::path& dir, bool read_only) {
   const fs::path db_path = dir / kDbName;
   if (!exists(dir)) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(dir, ec);
+    if (fs::exists(st) && !fs::is_directory(st)) {
+      throw StudyError(fmt::format("no study in {}: it is not a directory", dir.string()));
+    }
     throw StudyError(fmt::format("no study in {} ({} is missing)", dir.string(), db_path.string()));
   }
   auto impl = std::make_unique<Impl>(dir, db_path);
-  impl->check(sqlite3_open_v2(db_path.c_str(), &impl->db, SQLITE_OPEN_READWRITE, nullptr),
-              "opening the database");
+  if (read_only) {
+    // A reader of a study in WAL mode needs its shared-memory file, which it cannot create on
+    // a read-only file system; there nobody can write the study either, so it is read as
+    // immutable, unless a write-ahead log holds commits not yet in the database file.
+    std::error_code ec;
+    const auto wal_size = fs::file_size(fs::path(db_path.string() + "-wal"), ec);
+    const bool immutable = on_read_only_file_system(db_path) && (ec || wal_size == 0);
+    std::string uri = "file:";
+    for (const char c : fs::absolute(db_path).string()) {
+      // Percent-encode what a URI path cannot hold literally.
+      if (c == '%' || c == '?' || c == '#') {
+        uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+      } else {
+        uri += c;
+      }
+    }
+    if (immutable) uri += "?immutable=1";
+    impl->check(
+        sqlite3_open_v2(uri.c_str(), &impl->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr),
+        "opening the database");
+  } else {
+    impl->check(sqlite3_open_v2(db_path.c_str(), &impl->db, SQLITE_OPEN_READWRITE, nullptr),
+                "opening the database");
+  }
   impl->check(sqlite3_busy_timeout(impl->db, kBusyTimeoutMs), "setting busy_timeout");
   const auto not_arbo = [&](const std::string& why) {
     return StudyError(fmt::format("{} is not an arbo study ({})", db_path.string(), why));
@@ -439,12 +623,22 @@ StudyStore StudyStore::open(const fs::path& dir) {
                                        "AND name IN ('meta', 'observations')",
                                        -1, &raw, nullptr);
     Stmt s(raw);
+    // A reader cannot roll back a hot rollback journal. A study only ever has one while its
+    // creation switches the empty database to WAL: that creation was interrupted.
+    const auto hot_journal = [&] {
+      return sqlite3_extended_errcode(impl->db) == SQLITE_READONLY_ROLLBACK;
+    };
     if (prc == SQLITE_NOTADB) throw not_arbo(sqlite3_errmsg(impl->db));
+    if (prc != SQLITE_OK && hot_journal()) throw interrupted_creation(dir);
     impl->check(prc, "reading the schema");
     const int src = sqlite3_step(s.get());
     if (src == SQLITE_NOTADB) throw not_arbo(sqlite3_errmsg(impl->db));
+    if (src != SQLITE_ROW && hot_journal()) throw interrupted_creation(dir);
     if (src != SQLITE_ROW) impl->fail("reading the schema");
-    if (sqlite3_column_int(s.get(), 0) != 2) throw not_arbo("it has no meta/observations tables");
+    const int tables = sqlite3_column_int(s.get(), 0);
+    s.reset();
+    if (classify(impl->db) == StudyDirState::Interrupted) throw interrupted_creation(dir);
+    if (tables != 2) throw not_arbo("it has no meta/observations tables");
   }
   {
     sqlite3_stmt* raw = nullptr;
@@ -472,10 +666,11 @@ StudyStore StudyStore::open(const fs::path& dir) {
     }
     if (version < 1) throw not_arbo(fmt::format("schema_version {} is invalid", version));
   }
-  impl->configure();
+  if (!read_only) impl->configure();
   {
     // A study made before proposal statistics were stored with their observation: add the
-    // table now (only if missing, so opening a current study never writes).
+    // table now (only if missing, so opening a current study never writes). A reader adds it
+    // as a temporary table, which reads like a missing one and writes nothing to the study.
     sqlite3_stmt* raw = nullptr;
     impl->check(sqlite3_prepare_v2(impl->db,
                                    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
@@ -486,11 +681,20 @@ StudyStore StudyStore::open(const fs::path& dir) {
     if (!impl->step_row(s.get(), "reading the schema")) impl->fail("reading the schema");
     const bool missing = sqlite3_column_int(s.get(), 0) == 0;
     s.reset();
-    if (missing) impl->exec(kProposalStatsSql, "adding the proposal statistics table");
+    if (missing && read_only) {
+      impl->exec(kTempProposalStatsSql, "reading the schema");
+    } else if (missing) {
+      impl->exec(kProposalStatsSql, "adding the proposal statistics table");
+    }
   }
   impl->prepare_all();
+  impl->load_dimensions();
   return StudyStore(std::move(impl));
 }
+
+StudyStore StudyStore::open(const fs::path& dir) { return open_impl(dir, false); }
+
+StudyStore StudyStore::open_read_only(const fs::path& dir) { return open_impl(dir, true); }
 
 void StudyStore::set_meta(const std::string& key, const std::string& value) {
   sqlite3_stmt* s = impl_->set_meta.get();
@@ -499,6 +703,10 @@ void StudyStore::set_meta(const std::string& key, const std::string& value) {
   impl_->bind_text(s, 1, key, op);
   impl_->bind_text(s, 2, value, op);
   impl_->run(s, op);
+}
+
+std::vector<std::string> StudyStore::names(const std::string& key) const {
+  return impl_->names(key).value_or(std::vector<std::string>{});
 }
 
 std::optional<std::string> StudyStore::meta(const std::string& key) const {
@@ -653,8 +861,15 @@ StudyLock::StudyLock(const fs::path& dir) {
   const fs::path path = dir / "lock";
   fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (fd_ < 0) {
+    const int err = errno;
+    if (err == EROFS) {
+      throw StudyError(fmt::format(
+          "cannot lock study {}: it is on a read-only file system ('arbo show' and 'arbo "
+          "export' can read it)",
+          dir.string()));
+    }
     throw StudyError(
-        fmt::format("cannot open lock file {}: {}", path.string(), std::strerror(errno)));
+        fmt::format("cannot open lock file {}: {}", path.string(), std::strerror(err)));
   }
   // flock locks belong to the open file description, so a second StudyLock conflicts even
   // within the same process, and the OS drops the lock when the process dies.

@@ -69,18 +69,24 @@ struct RunSummary {
 class Study {
  public:
   /// Creates a study directory for `pipeline` (source_text: the TOML as written, stored for
-  /// reference). @throws StudyError if `dir` already holds a study; PluginError/ConfigError
-  /// if components cannot be created.
+  /// reference). The study appears complete or not at all: a process killed while creating it
+  /// leaves a directory that holds no study, which `create` accepts (clearing what is left) and
+  /// `open` refuses with a message that says so. The returned study holds the study lock.
+  /// @throws StudyError if `dir` already holds a study, is in use or cannot be written;
+  /// PluginError/ConfigError if components cannot be created.
   static std::unique_ptr<Study> create(const std::filesystem::path& dir, Pipeline pipeline,
                                        const std::string& source_text,
                                        const PluginRegistry& registry, bool verbose = false);
-  /// Opens an existing study, reloading its stored pipeline through `registry`.
+  /// Opens an existing study, reloading its stored pipeline through `registry`. Takes the study
+  /// lock before reading anything and holds it for the object's lifetime, so one process at a
+  /// time drives a study. @throws StudyError if it is in use by another process, missing or
+  /// damaged.
   static std::unique_ptr<Study> open(const std::filesystem::path& dir,
                                      const PluginRegistry& registry, bool verbose = false);
   ~Study();
 
   /// Runs until the budget is reached, the time limit passes or `interrupt` is set. Pending
-  /// observations left by a killed run are evaluated first. Takes the study lock.
+  /// observations left by a killed run are evaluated first.
   /// @throws PluginError (a surrogate/acquisition/solver threw), InfeasibleError, StudyError.
   RunSummary run(const RunOptions& options);
 

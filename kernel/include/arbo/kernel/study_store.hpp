@@ -42,17 +42,52 @@ struct Observation {
   double finished_at = 0.0;      ///< Unix time, seconds (0 while pending)
 };
 
+/// What a directory holds, as far as studies go (`StudyStore::inspect`).
+enum class StudyDirState {
+  Missing,      ///< no `study.db` in it (or no such directory)
+  Interrupted,  ///< the `study.db` of a creation that never completed: it provably holds no
+                ///< observation (no table at all, or the bare schema of an older build that
+                ///< created a study in several commits); `create` removes it
+  Study,        ///< a `study.db` with content; `open` checks that it is a sound arbo study
+};
+
 /// The database of one study. Not thread-safe; one writer process at a time (see StudyLock).
+///
+/// Reading an observation checks what the kernel relies on: a known status, the point's length
+/// against the study's parameters and a complete one's objective and constraint values against
+/// its constraints (`parameter_names` and `constraint_names` in the metadata, when present),
+/// and a pending one's `params` being a JSON object (they are sent to its evaluation again). A
+/// row that fails is a StudyError naming the observation: a damaged study, never an internal
+/// error.
 class StudyStore {
  public:
-  /// Creates `dir` (and parents) and a new database `dir/study.db`.
-  /// @throws StudyError if the directory already holds a study.
+  /// Creates `dir` (and parents) and a new database `dir/study.db`, committed, with the
+  /// metadata "schema_version" and "created_at". The caller holds the StudyLock (`Study`
+  /// does): a creation removes what an interrupted one left.
+  /// @throws StudyError if the directory already holds a study, is not a directory or cannot
+  /// be written (read-only file system, permissions).
   static StudyStore create(const std::filesystem::path& dir);
-  /// Opens an existing study. @throws StudyError if missing or not an arbo study, or if its
-  /// schema version is newer than this build understands.
+  /// As `create`, but the schema and every `set_meta` until `commit_creation()` are one
+  /// transaction: a process killed before the commit leaves no study (`inspect` says
+  /// Interrupted), and a store destroyed before it removes the database again. Leftovers of an
+  /// interrupted creation in `dir` are removed first.
+  static StudyStore create_uncommitted(const std::filesystem::path& dir);
+  /// Commits what `create_uncommitted` began: from here on `dir` holds a study.
+  void commit_creation();
+  /// Opens an existing study. @throws StudyError if missing or not an arbo study, if its
+  /// creation was interrupted, or if its schema version is newer than this build understands.
   static StudyStore open(const std::filesystem::path& dir);
+  /// Opens an existing study to read it only (`show`, `export`): never writes, and reads a
+  /// study on a read-only file system. Writing through it fails. Same errors as `open`.
+  static StudyStore open_read_only(const std::filesystem::path& dir);
   /// True when `dir/study.db` exists.
   static bool exists(const std::filesystem::path& dir);
+  /// Creates `dir` and its parents (nothing when it exists). @throws StudyError if it exists
+  /// and is not a directory, or cannot be created (read-only file system, permissions).
+  static void create_directory(const std::filesystem::path& dir);
+  /// What `dir` holds. Reads only; a database it cannot read counts as Study, for `open` to
+  /// say why.
+  static StudyDirState inspect(const std::filesystem::path& dir);
 
   StudyStore(StudyStore&&) noexcept;
   StudyStore& operator=(StudyStore&&) noexcept;
@@ -62,6 +97,9 @@ class StudyStore {
   /// "arbo_version", "created_at", ...). set_meta commits.
   void set_meta(const std::string& key, const std::string& value);
   std::optional<std::string> meta(const std::string& key) const;
+  /// A metadata array of names ("parameter_names", "constraint_names"); empty when absent.
+  /// @throws StudyError if it is not a JSON array of strings.
+  std::vector<std::string> names(const std::string& key) const;
 
   /// Inserts a pending observation (id assigned, returned) with its proposal statistics
   /// (`obs.stats_json`, when not empty: fit and solve times, model size, nodes, gap, status)
@@ -90,14 +128,18 @@ class StudyStore {
  private:
   struct Impl;
   explicit StudyStore(std::unique_ptr<Impl> impl);
+  static StudyStore open_impl(const std::filesystem::path& dir, bool read_only);
   std::unique_ptr<Impl> impl_;
 };
 
-/// An exclusive advisory lock (flock) on `dir/lock`, held for the object's lifetime, so two
-/// `arbo run` processes cannot drive one study. Released by the OS if the process dies.
+/// An exclusive advisory lock (flock) on `dir/lock`, held for the object's lifetime, so that
+/// one process at a time drives a study (`Study` holds it from before it reads the study until
+/// it is destroyed: `run`, `ask`, `tell`). Readers (`show`, `export`) take no lock. Released by
+/// the OS if the process dies.
 class StudyLock {
  public:
-  /// @throws StudyError naming the directory if another process holds the lock.
+  /// @throws StudyError naming the directory if another process holds the lock, or if the
+  /// lock file cannot be opened (no such directory, read-only file system).
   explicit StudyLock(const std::filesystem::path& dir);
   ~StudyLock();
   StudyLock(const StudyLock&) = delete;
