@@ -18,7 +18,7 @@ enum ExitCode : int {
   kExitPlugin = 4,         ///< a plugin failed to load, or threw during the study
   kExitStudy = 5,          ///< study directory missing, already exists, locked or damaged
   kExitInfeasible = 6,     ///< known constraints admit no point that could be found
-  kExitInterrupted = 130,  ///< SIGINT/SIGTERM: the study is intact and resumable
+  kExitInterrupted = 130,  ///< SIGINT/SIGTERM/SIGHUP: the study is intact and resumable
 };
 
 /// Base of kernel errors; `exit_code()` is what the CLI returns.
@@ -55,6 +55,13 @@ class StudyError : public KernelError {
 class InfeasibleError : public KernelError {
  public:
   explicit InfeasibleError(const std::string& message) : KernelError(message, kExitInfeasible) {}
+};
+
+/// The user interrupted the work (SIGINT, SIGTERM, SIGHUP) before it could finish; what was
+/// stored is intact (an evaluation cut short stays pending) and `--resume` continues.
+class InterruptedError : public KernelError {
+ public:
+  explicit InterruptedError(const std::string& message) : KernelError(message, kExitInterrupted) {}
 };
 
 /// The one shape of every message about a component's failure:
