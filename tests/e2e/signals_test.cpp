@@ -282,6 +282,31 @@ else:
       << obs[1]["reason"].get<std::string>().substr(0, 300);
 }
 
+TEST_F(Signals, SighupStopsLikeSigtermAndEveryProgressLineIsWritten) {
+  write("p.toml", pipeline(R"(["sh", "-c", "echo 1"])", 100000));
+  const pid_t driver = spawn({"run", "p.toml", "--study", "s"});
+  ASSERT_TRUE(wait_until([&] {
+    const std::string out = slurp(dir_ / "bg_out.txt");
+    return std::count(out.begin(), out.end(), '\n') >= 20;
+  }));
+  ASSERT_EQ(kill(driver, SIGHUP), 0);
+  const auto status = wait_exit(driver);
+  ASSERT_TRUE(status);
+  ASSERT_TRUE(WIFEXITED(*status)) << "killed by signal " << WTERMSIG(*status);
+  EXPECT_EQ(WEXITSTATUS(*status), 130) << slurp(dir_ / "bg_err.txt");
+  const std::string out = slurp(dir_ / "bg_out.txt");
+  std::size_t finished = 0;
+  for (const auto& o : export_json("s")) {
+    if (o["status"] == "pending") continue;
+    ++finished;
+    EXPECT_NE(out.find("obs " + std::to_string(o["id"].get<int>()) + " complete"),
+              std::string::npos)
+        << "no progress line for observation " << o["id"];
+  }
+  EXPECT_GE(finished, 20u);
+  EXPECT_NE(out.find("resume with: arbo run --resume --study s"), std::string::npos);
+}
+
 TEST_F(Signals, CtrlCReachesThePluginsCancelled) {
   // The inner solver works until its context is cancelled: only the interrupt ends the run.
   write("p.toml", R"([study]

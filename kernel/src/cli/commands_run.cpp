@@ -132,7 +132,8 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
                          ev.elapsed_seconds)
                   << std::flush;
       } else {
-        std::cout << describe_observation(o, cnames) << " best=" << best << "\n";
+        // A line at a time, so that a log or a pipe shows every finished evaluation.
+        std::cout << describe_observation(o, cnames) << " best=" << best << "\n" << std::flush;
       }
     };
   }
