@@ -334,4 +334,40 @@ plugin = "until_cancelled"
   for (const auto& o : obs) EXPECT_EQ(o["status"], "complete");
 }
 
+TEST_F(Signals, OutputThatCannotBeWrittenIsAnErrorAndTheStudyIsKept) {
+  write("p.toml", pipeline(R"(["sh", "-c", "echo 1"])", 6));
+  const std::string full = "No space left on device";
+  CliResult r = arbo_to("run p.toml --study s", "/dev/full");
+  EXPECT_EQ(r.code, 7) << r.err;
+  EXPECT_NE(r.err.find("cannot write standard output: " + full), std::string::npos) << r.err;
+  // Said once while the run went on, once at the end.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 6u);
+  for (const auto& o : obs) EXPECT_EQ(o["status"], "complete");
+
+  for (const std::string args :
+       {"show s", "show s --pipeline", "export s --format csv", "export s --format json",
+        "check p.toml", "problems", "plugins", "--help"}) {
+    r = arbo_to(args, "/dev/full");
+    EXPECT_EQ(r.code, 7) << args << ": " << r.err;
+    EXPECT_EQ(r.err, "arbo: error: cannot write standard output: " + full + "\n") << args;
+  }
+  for (const std::string format : {"csv", "json"}) {
+    r = arbo("export s --format " + format + " --output /dev/full");
+    EXPECT_EQ(r.code, 7) << r.err;
+    EXPECT_EQ(r.err, "arbo: error: cannot write /dev/full: " + full + "\n");
+  }
+  r = arbo("export s --format csv --output no/such/dir/x.csv");
+  EXPECT_EQ(r.code, 7) << r.err;
+  EXPECT_NE(r.err.find("cannot write no/such/dir/x.csv: No such file or directory"),
+            std::string::npos)
+      << r.err;
+  // What can be written still is, with exit 0.
+  r = arbo("export s --format csv --output s.csv");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string csv = slurp(dir_ / "s.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);
+}
+
 }  // namespace

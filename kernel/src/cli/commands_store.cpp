@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `arbo ask`, `tell`, `show`, `export`. `show` and `export` read the store only, so they work
 // without any plugin (for example on a machine that only archives studies).
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -15,6 +14,7 @@
 #include "arbo/kernel/study.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
+#include "cli/output.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -204,12 +204,13 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   kernel::StudyStore store = open_store(dir);
   const auto pnames = json_names(store, "parameter_names");
   const auto cnames = json_names(store, "constraint_names");
-  std::ofstream file;
-  if (!output.empty()) {
-    file.open(output);
-    if (!file) throw kernel::StudyError(fmt::format("cannot write {}", output));
-  }
-  std::ostream& out = output.empty() ? std::cout : file;
+  std::optional<OutputFile> file;
+  if (!output.empty()) file.emplace(output);
+  std::ostream& out = file ? file->stream() : std::cout;
+  // What was written is checked at the end: --output here, standard output in main().
+  const auto finish = [&file] {
+    if (file) file->close();
+  };
   const auto obs = store.observations();
   if (format == "json") {
     const auto stats = store.proposal_stats();
@@ -243,6 +244,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
       arr.push_back(std::move(j));
     }
     out << arr.dump(2) << "\n";
+    finish();
     return kernel::kExitOk;
   }
   // Model-based proposals' statistics (fit/solve times, model size, nodes, gap, status) as
@@ -289,6 +291,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
     }
     out << "\n";
   }
+  finish();
   return kernel::kExitOk;
 }
 

@@ -18,6 +18,7 @@ enum ExitCode : int {
   kExitPlugin = 4,         ///< a plugin failed to load, or threw during the study
   kExitStudy = 5,          ///< study directory missing, already exists, locked or damaged
   kExitInfeasible = 6,     ///< known constraints admit no point that could be found
+  kExitOutput = 7,         ///< standard output or an --output file could not be written
   kExitInterrupted = 130,  ///< SIGINT/SIGTERM/SIGHUP: the study is intact and resumable
 };
 
@@ -62,6 +63,13 @@ class InfeasibleError : public KernelError {
 class InterruptedError : public KernelError {
  public:
   explicit InterruptedError(const std::string& message) : KernelError(message, kExitInterrupted) {}
+};
+
+/// Standard output or an output file could not be written (a full disk, a closed pipe). The
+/// message names the destination and the system's reason; the study itself is not affected.
+class OutputError : public KernelError {
+ public:
+  explicit OutputError(const std::string& message) : KernelError(message, kExitOutput) {}
 };
 
 /// The one shape of every message about a component's failure:
