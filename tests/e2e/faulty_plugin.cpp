@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Test plugin: an inner solver that works for a while and then throws, and a problem whose
-// objective throws or returns NaN at chosen observations. Used to check that the kernel
-// reports the plugin, method and message, exits non-zero and leaves the study intact.
+// Test plugin: an inner solver that works for a while and then throws, one that works until it
+// is cancelled, and a problem whose objective throws or returns NaN at chosen observations. Used
+// to check that the kernel reports the plugin, method and message, exits non-zero and leaves
+// the study intact, and that an interrupt reaches Context::cancelled().
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include <arbo/sdk/plugin.hpp>
 
@@ -33,6 +36,33 @@ class ThrowingSolver final : public sdk::InnerSolver {
   sdk::Context& ctx_;
   std::int64_t throw_on_call_;
   std::int64_t calls_ = 0;
+};
+
+// An inner solver whose every solve runs until its context is cancelled (a long branch and
+// bound, in short): it says so in the log, then returns the centre of the space. It gives up
+// after ten minutes, so that a kernel that never cancels fails a test instead of hanging it.
+class UntilCancelledSolver final : public sdk::InnerSolver {
+ public:
+  explicit UntilCancelledSolver(const sdk::CreateArgs& args) : ctx_(args.context) {}
+  static const sdk::ParamSpecList& params() {
+    static const sdk::ParamSpecList specs;
+    return specs;
+  }
+  sdk::Proposal maximize(const sdk::SolveRequest& req) override {
+    ctx_.log(sdk::LogLevel::Warn, "solving until cancelled");
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+    while (!ctx_.cancelled() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    sdk::Proposal p;
+    Eigen::VectorXd u = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(req.space.size()), 0.5);
+    p.x = req.space.from_unit(u);
+    p.found = true;
+    return p;
+  }
+
+ private:
+  sdk::Context& ctx_;
 };
 
 class FaultyProblem final : public sdk::Problem {
@@ -95,6 +125,8 @@ class NeverSatisfied final : public sdk::Constraint {
 
 ARBO_PLUGIN_BEGIN("arbo-test-faulty", "0.1.0", "Plugins that fail on purpose, for tests")
 ARBO_COMPONENT(InnerSolver, "throwing", arbo::plugins::ThrowingSolver, "Throws on its n-th call")
+ARBO_COMPONENT(InnerSolver, "until_cancelled", arbo::plugins::UntilCancelledSolver,
+               "Solves until its context is cancelled")
 ARBO_COMPONENT(Problem, "faulty", arbo::plugins::FaultyProblem, "Throws or returns NaN at times")
 ARBO_COMPONENT(InnerSolver, "model_only", arbo::plugins::ModelOnly,
                "A model solver that solves nothing")

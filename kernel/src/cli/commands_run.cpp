@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `arbo run`, `arbo check`, `arbo plugins`: the commands that load plugins.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "arbo/sdk/excerpt.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
+#include "cli/output.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -117,6 +119,9 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
   }
 
   catch_interrupts();
+  // A closed pipe on stdout must not kill the study half-way through an evaluation: the write
+  // fails instead, and the run goes on (see below).
+  signal(SIGPIPE, SIG_IGN);
   const bool tty = isatty(STDOUT_FILENO) != 0;
   kernel::RunOptions options;
   options.interrupt = &interrupt_flag();
@@ -126,7 +131,12 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
     return n;
   }();
   if (!quiet) {
+    // Progress is written a line at a time, so that a log or a pipe shows every finished
+    // evaluation. Output that cannot be written (a full disk, a reader gone) does not stop the
+    // study: evaluations are what costs, the study keeps every result and 'arbo show' reports
+    // them. It is said once on stderr, and the run exits 7 at the end (main()).
     options.on_progress = [&](const kernel::ProgressEvent& ev) {
+      if (!std::cout) return;  // failed before, and said so
       const kernel::Observation& o = *ev.observation;
       const std::string best = ev.best ? format_number(*ev.best) : "-";
       if (tty) {
@@ -137,7 +147,12 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
                          ev.elapsed_seconds)
                   << std::flush;
       } else {
-        std::cout << describe_observation(o, cnames) << " best=" << best << "\n";
+        std::cout << describe_observation(o, cnames) << " best=" << best << "\n" << std::flush;
+      }
+      if (!std::cout) {
+        std::cerr << fmt::format(
+            "arbo: warning: {}; the study goes on ('arbo show {}' reports it)\n", stdout_error(),
+            study_dir);
       }
     };
   }

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -21,6 +20,7 @@
 #include "arbo/sdk/excerpt.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
+#include "cli/output.hpp"
 #include "engine/evaluation_output.hpp"
 
 namespace po = boost::program_options;
@@ -304,12 +304,13 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   kernel::StudyStore store = open_store(dir);
   const auto pnames = store.names("parameter_names");
   const auto cnames = store.names("constraint_names");
-  std::ofstream file;
-  if (!output.empty()) {
-    file.open(output);
-    if (!file) throw kernel::StudyError(fmt::format("cannot write {}", output));
-  }
-  std::ostream& out = output.empty() ? std::cout : file;
+  std::optional<OutputFile> file;
+  if (!output.empty()) file.emplace(output);
+  std::ostream& out = file ? file->stream() : std::cout;
+  // What was written is checked at the end: --output here, standard output in main().
+  const auto finish = [&file] {
+    if (file) file->close();
+  };
   const auto obs = store.observations();
   if (format == "json") {
     const auto stats = store.proposal_stats();
@@ -345,6 +346,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
     }
     // A failure reason may quote a command's output in any encoding: replaced, never fatal.
     out << arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    finish();
     return kernel::kExitOk;
   }
   // Model-based proposals' statistics (fit/solve times, model size, nodes, gap, status) as
@@ -391,6 +393,7 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
     }
     out << "\n";
   }
+  finish();
   return kernel::kExitOk;
 }
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "cli/common.hpp"
 
-#include <csignal>
+#include <signal.h>
+
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -16,9 +18,13 @@ namespace arbo::cli {
 
 namespace {
 
-// At namespace scope, so that it is constant-initialized: the handler never runs a guarded
+// At namespace scope, so that they are constant-initialized: the handler never runs a guarded
 // static initialization.
 std::atomic<bool> g_interrupt{false};
+constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
+// What each of kInterruptSignals did before catch_interrupts(), restored by release_interrupts().
+struct sigaction g_previous[3];
+bool g_caught[3] = {false, false, false};
 
 extern "C" void on_interrupt(int) {
   g_interrupt.store(true);
@@ -51,13 +57,28 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
 std::atomic<bool>& interrupt_flag() { return g_interrupt; }
 
 void catch_interrupts() {
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  for (std::size_t k = 0; k < std::size(kInterruptSignals); ++k) {
+    struct sigaction previous {};
+    sigaction(kInterruptSignals[k], nullptr, &previous);
+    // A signal the caller ignores stays ignored: `nohup arbo run` must outlive a hangup.
+    if (previous.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    // Interrupted reads and writes (the log, the store) resume; the evaluator's poll() wakes
+    // up anyway and sees the flag.
+    sa.sa_flags = SA_RESTART;
+    g_previous[k] = previous;
+    g_caught[k] = true;
+    sigaction(kInterruptSignals[k], &sa, nullptr);
+  }
 }
 
 void release_interrupts() {
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  // Async-signal-safe: on_interrupt calls it.
+  for (std::size_t k = 0; k < std::size(kInterruptSignals); ++k) {
+    if (g_caught[k]) sigaction(kInterruptSignals[k], &g_previous[k], nullptr);
+  }
 }
 
 kernel::PluginRegistry load_registry(const Globals& g) {

@@ -33,13 +33,15 @@ bool parse_args(const std::vector<std::string>& args,
                 const std::vector<Positional>& positional,
                 boost::program_options::variables_map& vm);
 
-/// Set by the first SIGINT or SIGTERM after catch_interrupts(). The process has one command,
-/// hence one flag.
+/// Set by the first SIGINT, SIGTERM or SIGHUP after catch_interrupts(). The process has one
+/// command, hence one flag.
 std::atomic<bool>& interrupt_flag();
-/// Turns the first SIGINT or SIGTERM into interrupt_flag(), for the running command to stop
-/// cleanly; a second one kills at once (what was stored is safe either way).
+/// Turns the first SIGINT, SIGTERM or SIGHUP into interrupt_flag(), for the running command to
+/// stop cleanly (an external command in progress is terminated); a second one acts as before
+/// (by default it kills at once; what was stored is safe either way, and the evaluation's
+/// supervisor still ends the command). A signal the process ignores (nohup) stays ignored.
 void catch_interrupts();
-/// Back to the default action of SIGINT and SIGTERM.
+/// Back to what SIGINT, SIGTERM and SIGHUP did before catch_interrupts().
 void release_interrupts();
 
 /// Loads every plugin on the search path; rejected libraries are reported on stderr.

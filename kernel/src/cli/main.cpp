@@ -12,6 +12,7 @@
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/params.hpp"
 #include "cli/cli.hpp"
+#include "cli/output.hpp"
 
 #ifndef ARBO_VERSION
 #define ARBO_VERSION "0.0.0"
@@ -40,14 +41,31 @@ commands:
   problem eval NAME [--noise SD] [--seed S]                evaluate JSON lines from stdin
 
 exit codes: 0 ok, 1 internal error, 2 usage, 3 configuration, 4 plugin, 5 study store,
-            6 known constraints infeasible, 130 interrupted (study intact; --resume continues)
+            6 known constraints infeasible, 7 output not written (full disk, closed pipe),
+            130 interrupted (study intact; --resume continues)
 Run 'arbo COMMAND --help' for a command's options.
 )";
 
+// Runs the command named in `args`; its exit code.
+int dispatch(const std::vector<std::string>& args);
+
 }  // namespace
 
+// Every command's output is its result: standard output is checked when the command ends,
+// whichever way it ends, and a lost write is an error (exit 7) even after a success.
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  cli::capture_stdout();
+  int code = dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  if (const std::string error = cli::stdout_error(); !error.empty()) {
+    std::cerr << "arbo: error: " << error << "\n";
+    if (code == kernel::kExitOk) code = kernel::kExitOutput;
+  }
+  return code;
+}
+
+namespace {
+
+int dispatch(const std::vector<std::string>& args) {
   cli::Globals globals;
   // Global options come before the command name.
   std::size_t i = 0;
@@ -108,3 +126,5 @@ int main(int argc, char** argv) {
     return kernel::kExitInternal;
   }
 }
+
+}  // namespace

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "arbo/kernel/context.hpp"
 
+#include <fcntl.h>
+
+#include <cstdio>
 #include <limits>
 
 #include <spdlog/sinks/basic_file_sink.h>
@@ -66,7 +69,13 @@ std::shared_ptr<spdlog::logger> make_logger(const std::string& name, const std::
   err->set_pattern("arbo: %l: %v");
   sinks.push_back(err);
   if (!file.empty()) {
-    auto f = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file, false);
+    // spdlog opens the log with fopen(): make it close-on-exec, or every external command
+    // would inherit a writable descriptor to the study's log.
+    spdlog::file_event_handlers handlers;
+    handlers.after_open = [](const spdlog::filename_t&, std::FILE* stream) {
+      fcntl(fileno(stream), F_SETFD, fcntl(fileno(stream), F_GETFD) | FD_CLOEXEC);
+    };
+    auto f = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file, false, handlers);
     f->set_level(spdlog::level::info);
     f->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
     sinks.push_back(f);

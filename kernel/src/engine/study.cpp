@@ -87,6 +87,14 @@ struct Study::Impl {
         pipeline(std::move(p)),
         registry(r) {}
 
+  // Points the components' contexts and the evaluator at `flag`: they are built before the
+  // caller of run() hands its flag over, and must see the one that Ctrl-C sets.
+  void use_interrupt(const std::atomic<bool>* flag) {
+    interrupt = flag;
+    for (auto& c : components->contexts) c->set_interrupt(flag);
+    components->evaluator->set_interrupt(flag);
+  }
+
   void build(const fs::path& base_dir) {
     components = assemble(pipeline, registry, logger, interrupt, base_dir);
     std::vector<std::string> names;
@@ -155,6 +163,11 @@ struct Study::Impl {
     const auto t0 = Clock::now();
     ProposedPoint p = proposer->propose(total);
     plugin_seconds += p.plugin_seconds;
+    // A solve cut short by an interrupt proposes what an uninterrupted one would not: it is
+    // not recorded, so a resumed study proposes this observation afresh.
+    if (interrupt->load()) {
+      throw InterruptedError(fmt::format("interrupted while proposing observation {}", total + 1));
+    }
     const bool design = p.stage == Origin::Design;
     obs.x = std::move(p.x);
     obs.proposed_by_json = design ? components->design_proposed_by : components->model_proposed_by;
@@ -172,6 +185,12 @@ struct Study::Impl {
   void evaluate_and_record(Observation& obs) {
     const auto t0 = Clock::now();
     EvalOutcome out = components->evaluator->evaluate(obs.id, obs.x, obs.params_json);
+    // A problem plugin that failed while the user interrupted may have failed because its
+    // context was cancelled: the observation stays pending and is evaluated again on resume.
+    if (!out.ok && interrupt->load()) {
+      throw InterruptedError(
+          fmt::format("interrupted during the evaluation of observation {}", obs.id));
+    }
     obs.eval_seconds = seconds_since(t0);
     if (components->problem) {
       plugin_seconds += obs.eval_seconds;
@@ -298,7 +317,13 @@ std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& re
 
 RunSummary Study::run(const RunOptions& options) {
   Impl& s = *impl_;
-  if (options.interrupt) s.interrupt = options.interrupt;
+  // The run's flag reaches every component's Context::cancelled() and the evaluator; after
+  // the run they see the study's own flag again, which is never set.
+  struct UseInterrupt {
+    Impl& s;
+    ~UseInterrupt() { s.use_interrupt(&s.never); }
+  } restore{s};
+  if (options.interrupt) s.use_interrupt(options.interrupt);
   RunSummary summary;
   const auto t0 = Clock::now();
   s.plugin_seconds = 0.0;
@@ -318,28 +343,38 @@ RunSummary Study::run(const RunOptions& options) {
     }
   };
 
-  // Evaluations that a killed run (or an unanswered `ask`) left pending are re-run first.
-  for (auto& o : s.store.observations()) {
-    if (o.status != ObsStatus::Pending) continue;
-    s.logger->info("re-running pending observation {}", o.id);
-    s.evaluate_and_record(o);
-    report(o);
-  }
-
   summary.termination = Termination::BudgetReached;
-  while (s.total < s.pipeline.budget) {
-    if (s.interrupt->load()) {
-      summary.termination = Termination::Interrupted;
-      break;
+  try {
+    // Evaluations that a killed run (or an unanswered `ask`) left pending are re-run first.
+    for (auto& o : s.store.observations()) {
+      if (o.status != ObsStatus::Pending) continue;
+      if (s.interrupt->load()) throw InterruptedError("interrupted");
+      s.logger->info("re-running pending observation {}", o.id);
+      s.evaluate_and_record(o);
+      report(o);
     }
-    if (limit > 0 && seconds_since(t0) >= limit) {
-      summary.termination = Termination::TimeLimit;
-      break;
+    while (s.total < s.pipeline.budget) {
+      if (s.interrupt->load()) {
+        summary.termination = Termination::Interrupted;
+        break;
+      }
+      if (limit > 0 && seconds_since(t0) >= limit) {
+        summary.termination = Termination::TimeLimit;
+        break;
+      }
+      if (limit > 0) s.components->solver_context->set_budget(limit - seconds_since(t0));
+      Observation obs = s.propose_and_record(false);
+      s.evaluate_and_record(obs);
+      report(obs);
     }
-    if (limit > 0) s.components->solver_context->set_budget(limit - seconds_since(t0));
-    Observation obs = s.propose_and_record(false);
-    s.evaluate_and_record(obs);
-    report(obs);
+  } catch (const KernelError& e) {
+    // An interrupt ends the run wherever it lands; a plugin that gave up because its context
+    // was cancelled (sdk::Cancelled, or nothing found) is part of it. A store error is not.
+    const bool interrupted = dynamic_cast<const InterruptedError*>(&e) != nullptr ||
+                             (s.interrupt->load() && e.exit_code() != kExitStudy);
+    if (!interrupted) throw;
+    s.logger->info("{}", e.what());
+    summary.termination = Termination::Interrupted;
   }
   summary.wall_seconds = seconds_since(t0);
   summary.plugin_seconds = s.plugin_seconds;

@@ -137,6 +137,7 @@ void GlpkBnb::dump(const sdk::Model& model) {
   ++dumped_;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << sdk::write_lp(model);
+  out.close();  // a short model sits in the buffer until then: a full disk shows only here
   if (!out)
     throw sdk::Error(fmt::format("inner_solver/glpk_bnb: cannot write dump_model '{}'", path));
 }

@@ -37,6 +37,9 @@ class KernelContext final : public sdk::Context {
   /// Sets the deadline of the current call (steady clock); `seconds <= 0` means none.
   void set_budget(double seconds);
   void set_model_solver(sdk::ModelSolver* solver) { model_solver_ = solver; }
+  /// The flag `cancelled()` reads (null: none): the study points every context at the flag of
+  /// the run in progress.
+  void set_interrupt(const std::atomic<bool>* interrupt) noexcept { interrupt_ = interrupt; }
   const std::string& component_id() const noexcept { return id_; }
 
  private:

@@ -18,7 +18,8 @@ enum ExitCode : int {
   kExitPlugin = 4,         ///< a plugin failed to load, or threw during the study
   kExitStudy = 5,          ///< study directory missing, already exists, locked or damaged
   kExitInfeasible = 6,     ///< known constraints admit no point that could be found
-  kExitInterrupted = 130,  ///< SIGINT/SIGTERM: the study is intact and resumable
+  kExitOutput = 7,         ///< standard output or an --output file could not be written
+  kExitInterrupted = 130,  ///< SIGINT/SIGTERM/SIGHUP: the study is intact and resumable
 };
 
 /// Base of kernel errors; `exit_code()` is what the CLI returns.
@@ -55,6 +56,20 @@ class StudyError : public KernelError {
 class InfeasibleError : public KernelError {
  public:
   explicit InfeasibleError(const std::string& message) : KernelError(message, kExitInfeasible) {}
+};
+
+/// The user interrupted the work (SIGINT, SIGTERM, SIGHUP) before it could finish; what was
+/// stored is intact (an evaluation cut short stays pending) and `--resume` continues.
+class InterruptedError : public KernelError {
+ public:
+  explicit InterruptedError(const std::string& message) : KernelError(message, kExitInterrupted) {}
+};
+
+/// Standard output or an output file could not be written (a full disk, a closed pipe). The
+/// message names the destination and the system's reason; the study itself is not affected.
+class OutputError : public KernelError {
+ public:
+  explicit OutputError(const std::string& message) : KernelError(message, kExitOutput) {}
 };
 
 /// The one shape of every message about a component's failure:

@@ -3,6 +3,7 @@
 /// @brief Evaluators turn a proposed point into objective and black-box constraint values.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -38,6 +39,16 @@ class Evaluator {
   /// @param params_json  the point's user values as a JSON object text
   virtual EvalOutcome evaluate(std::int64_t id, const Eigen::VectorXd& x,
                                const std::string& params_json) = 0;
+
+  /// The flag that interrupts evaluations (the study's; null: never). An evaluator that can
+  /// stop its work when it is set throws InterruptedError, and the observation stays pending.
+  void set_interrupt(const std::atomic<bool>* interrupt) noexcept { interrupt_ = interrupt; }
+
+ protected:
+  bool interrupted() const noexcept { return interrupt_ != nullptr && interrupt_->load(); }
+
+ private:
+  const std::atomic<bool>* interrupt_ = nullptr;
 };
 
 /// In-process evaluation of a problem plugin (guarded: an exception becomes a failed outcome
@@ -51,6 +62,18 @@ std::unique_ptr<Evaluator> make_problem_evaluator(std::shared_ptr<sdk::Problem> 
 /// Runs `spec.command` once per point: writes `{"id": N, "params": {...}}` to its stdin, reads
 /// its stdout, enforces `spec.timeout_seconds` (the whole process group is killed), and parses
 /// the result (see configs/README.md). `base_dir` resolves a relative working directory.
+///
+/// The command runs in its own process group under a small supervisor process, which ends the
+/// group when the command exits (what it left behind is killed), on a timeout (SIGKILL), on
+/// an interrupt (SIGTERM, a grace period of a few seconds, then SIGKILL; the evaluation then
+/// throws InterruptedError) and when the driver dies, even by SIGKILL (the same as an
+/// interrupt). The supervisor keeps the driver's descriptors, among them the study's lock, until
+/// the group is gone, so a `--resume` cannot start the same evaluation beside the old one.
+/// Limits: a process that leaves the group (setsid(), setpgid()) is not followed, and a
+/// process that cannot die (uninterruptible sleep) is waited for 5 s at most. The result is
+/// read when the command exits: output written later by processes it left behind is not.
+/// When the output exceeds 4 MiB, only its last 4 MiB are kept and the result is the last
+/// line. The command inherits no descriptor but its stdin, stdout and stderr.
 std::unique_ptr<Evaluator> make_command_evaluator(const ProblemSpec& spec,
                                                   std::vector<BlackBoxConstraint> constraints,
                                                   const std::filesystem::path& base_dir);

@@ -211,6 +211,17 @@ TEST(glpk_bnb_plugin, dump_model_writes_every_model) {
   EXPECT_NE(text.str().find("Maximize"), std::string::npos) << text.str();
 }
 
+// A model is short enough to sit in the stream's buffer: the write error shows only when the
+// file is closed, and must not be lost there.
+TEST(glpk_bnb_plugin, dump_model_to_a_full_disk_is_an_error) {
+  Solver s(mixed(), {{"dump_model", std::string("/dev/full")}});
+  Bowl acq;
+  SumBound con;
+  Dataset data;
+  data.reset(2, {});
+  EXPECT_THROW(s.inner->maximize(SolveRequest{&acq, s.space, {&con}, data}), arbo::sdk::Error);
+}
+
 TEST(glpk_bnb_plugin, is_a_model_solver) {
   Solver s(mixed(), {{"node_limit", std::int64_t{100000}}});
   const arbo::glpk_test::KnownProblem g = arbo::glpk_test::g6();
