@@ -25,7 +25,13 @@ function(arbo_add_plugin target)
   # Boost.DLL's alias header) otherwise leak default-visibility symbols into the dynamic table.
   set(_arbo_vs ${CMAKE_CURRENT_BINARY_DIR}/${target}_exports.map)
   file(WRITE ${_arbo_vs} "{ global: arbo_plugin_entry_v1; local: *; };\n")
-  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--exclude-libs,ALL
+  # Under clang's sanitizers (ARBO_SANITIZE) the runtime is linked into the executable only,
+  # so a module's references to it are resolved at load time.
+  set(_arbo_no_undefined -Wl,--no-undefined)
+  if(ARBO_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    set(_arbo_no_undefined "")
+  endif()
+  target_link_options(${target} PRIVATE ${_arbo_no_undefined} -Wl,--exclude-libs,ALL
                       -Wl,--version-script=${_arbo_vs})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${_arbo_vs})
   if(NOT ARG_NO_INSTALL AND ARBO_PLUGIN_INSTALL_DIR)

@@ -408,8 +408,10 @@ class PipelineReader {
     // unless the problem happens to take a parameter of that name.
     const sdk::ParamSpecList& specs = info.params();
     for (const auto& [key, value] : table.as_table()) {
+      // A plain reference: clang 14 cannot capture a structured binding.
+      const std::string& name = key;
       const bool is_param = std::any_of(specs.begin(), specs.end(),
-                                        [&](const sdk::ParamSpec& s) { return s.name == key; });
+                                        [&](const sdk::ParamSpec& s) { return s.name == name; });
       if (!is_param && contains(kCommandKeys, key)) {
         fail(value, join_path("problem", key),
              fmt::format("'{}' applies only to an external command (problem.command), not to "

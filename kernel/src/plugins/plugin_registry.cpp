@@ -19,6 +19,7 @@
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
 #include "arbo/sdk/excerpt.hpp"
+#include "plugins/elf_check.hpp"
 
 namespace arbo::kernel {
 namespace {
@@ -163,6 +164,13 @@ PluginRegistry::Impl::Outcome PluginRegistry::Impl::load(const fs::path& file,
     return it->second ? Outcome::Loaded : Outcome::Rejected;
   }
 
+  // dlopen trusts the file's tables, and a damaged copy of a plugin crashed it: a file that
+  // starts like a library but whose tables do not hold together is reported, never loaded,
+  // even where files that are not plugins are skipped silently.
+  if (const ElfCheck elf = check_elf(canonical); elf.verdict == ElfVerdict::Damaged) {
+    reject(path, fmt::format("damaged library file: {}", elf.detail));
+    return Outcome::Rejected;
+  }
   const InspectResult inspected = inspect(canonical);
   if (inspected.kind == Inspection::NotPlugin) {
     if (skip_non_plugins) return Outcome::Skipped;

@@ -324,24 +324,40 @@ class ExpressionParser {
     ExpressionParser& p_;
   };
 
+  /// Appends `node` to the chain whose top is `left` (`first` < 0: a new chain).
+  void link(int& first, int left, int node) {
+    if (first < 0) {
+      first = node;
+    } else {
+      (*nodes_)[static_cast<std::size_t>(left)].up = node;
+    }
+    (*nodes_)[static_cast<std::size_t>(node)].first = first;
+  }
+
   int parse_sum() {
     int left = parse_product();
+    int first = -1;
     while (peek().kind == Tok::Plus || peek().kind == Tok::Minus) {
       const Token op = tokens_[pos_++];
       const int right = parse_product();
-      left = binary(op.kind == Tok::Plus ? ExprNode::Op::Add : ExprNode::Op::Sub, left, right,
-                    op.begin);
+      const int node = binary(op.kind == Tok::Plus ? ExprNode::Op::Add : ExprNode::Op::Sub, left,
+                              right, op.begin);
+      link(first, left, node);
+      left = node;
     }
     return left;
   }
 
   int parse_product() {
     int left = parse_unary();
+    int first = -1;
     while (peek().kind == Tok::Star || peek().kind == Tok::Slash) {
       const Token op = tokens_[pos_++];
       const int right = parse_unary();
-      left = binary(op.kind == Tok::Star ? ExprNode::Op::Mul : ExprNode::Op::Div, left, right,
-                    op.begin);
+      const int node = binary(op.kind == Tok::Star ? ExprNode::Op::Mul : ExprNode::Op::Div, left,
+                              right, op.begin);
+      link(first, left, node);
+      left = node;
     }
     return left;
   }
@@ -364,6 +380,8 @@ class ExpressionParser {
     const int base = parse_atom();
     if (peek().kind != Tok::Caret) return base;
     const Token op = tokens_[pos_++];
+    // Right-associative: `x^x^x^...` nests like parentheses, and counts as such.
+    const Nesting guard(*this, op.begin);
     const int exponent = parse_unary();
     return binary(ExprNode::Op::Pow, base, exponent, op.begin);
   }
@@ -422,9 +440,16 @@ class ExpressionParser {
     }
   }
 
-  [[noreturn]] void too_many_terms(std::size_t column) const {
-    throw ExpressionError(column,
-                          fmt::format("the expansion has more than {} terms", kMaxPolynomialTerms));
+  void expanded(Expansion result, std::size_t column) const {
+    if (result == Expansion::TooManyTerms) {
+      throw ExpressionError(
+          column, fmt::format("the expansion has more than {} terms", kMaxPolynomialTerms));
+    }
+    if (result == Expansion::TooMuchWork) {
+      throw ExpressionError(column, fmt::format("the expansion needs more than {} products of "
+                                                "terms",
+                                                kMaxPolynomialProducts));
+    }
   }
 
   void check_degree(int degree, const ExprNode& n, const char* linear_reason) const {
@@ -439,7 +464,8 @@ class ExpressionParser {
   }
 
   // Expands a subtree into a polynomial, checking the semantic rules at the node where they
-  // fail so the caret points at the offending operator.
+  // fail so the caret points at the offending operator. A chain of sums or products is expanded
+  // in a loop (see ExprNode::first), in the order of the recursion it replaces.
   Polynomial expand(int index) {
     ExprNode& n = (*nodes_)[static_cast<std::size_t>(index)];
     using Op = ExprNode::Op;
@@ -448,28 +474,18 @@ class ExpressionParser {
       case Op::Coordinate:
       case Op::LogCoordinate: return Polynomial::variable(n.coordinate);
       case Op::Neg: return scale(expand(n.a), -1.0);
-      case Op::Add: return add(expand(n.a), expand(n.b));
-      case Op::Sub: return add(expand(n.a), expand(n.b), -1.0);
-      case Op::Mul: {
-        const Polynomial a = expand(n.a);
-        const Polynomial b = expand(n.b);
-        if (!a.terms.empty() && !b.terms.empty()) {
-          check_degree(a.degree() + b.degree(), n, "product of two non-constant factors");
-        }
-        Polynomial out;
-        if (!multiply(a, b, out)) too_many_terms(n.column);
-        return out;
-      }
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
       case Op::Div: {
-        const Polynomial a = expand(n.a);
-        const Polynomial b = expand(n.b);
-        if (!b.is_constant()) {
-          throw ExpressionError(n.column,
-                                "division by a non-constant (divisors must be "
-                                "constants)");
+        int k = n.first;
+        Polynomial acc = expand((*nodes_)[static_cast<std::size_t>(k)].a);
+        while (true) {
+          const ExprNode& c = (*nodes_)[static_cast<std::size_t>(k)];
+          apply(c, acc, expand(c.b));
+          if (k == index) return acc;
+          k = c.up;
         }
-        if (b.constant_term() == 0.0) throw ExpressionError(n.column, "division by zero");
-        return scale(a, 1.0 / b.constant_term());
       }
       case Op::Pow: {
         const Polynomial base = expand(n.a);
@@ -496,11 +512,39 @@ class ExpressionParser {
         n.exponent = static_cast<int>(v);
         if (n.exponent >= 2) check_degree(base.degree() * n.exponent, n, "power of a non-constant");
         Polynomial out;
-        if (!power(base, n.exponent, out)) too_many_terms(n.column);
+        expanded(power(base, n.exponent, out, &budget_), n.column);
         return out;
       }
     }
     return {};
+  }
+
+  // acc = acc <c.op> b, with the checks of that operator.
+  void apply(const ExprNode& c, Polynomial& acc, const Polynomial& b) {
+    using Op = ExprNode::Op;
+    switch (c.op) {
+      case Op::Add: add_to(acc, b); return;
+      case Op::Sub: add_to(acc, b, -1.0); return;
+      case Op::Mul: {
+        if (!acc.terms.empty() && !b.terms.empty()) {
+          check_degree(acc.degree() + b.degree(), c, "product of two non-constant factors");
+        }
+        Polynomial out;
+        expanded(multiply(acc, b, out, &budget_), c.column);
+        acc = std::move(out);
+        return;
+      }
+      case Op::Div:
+        if (!b.is_constant()) {
+          throw ExpressionError(c.column,
+                                "division by a non-constant (divisors must be "
+                                "constants)");
+        }
+        if (b.constant_term() == 0.0) throw ExpressionError(c.column, "division by zero");
+        acc = scale(acc, 1.0 / b.constant_term());
+        return;
+      default: return;
+    }
   }
 
   std::string_view text_;
@@ -509,6 +553,7 @@ class ExpressionParser {
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
   int depth_ = 0;
+  std::size_t budget_ = kMaxPolynomialProducts;  ///< term products left for the whole text
   std::vector<ExprNode>* nodes_ = nullptr;
 };
 
@@ -522,17 +567,30 @@ double ParsedConstraint::eval(int index, const Eigen::VectorXd& x, bool magnitud
     case Op::Coordinate: return magnitude ? std::abs(x[n.coordinate]) : x[n.coordinate];
     case Op::LogCoordinate: return std::exp(x[n.coordinate]);
     case Op::Neg: return magnitude ? eval(n.a, x, true) : -eval(n.a, x, false);
-    case Op::Add: return eval(n.a, x, magnitude) + eval(n.b, x, magnitude);
-    case Op::Sub:
-      return magnitude ? eval(n.a, x, true) + eval(n.b, x, true)
-                       : eval(n.a, x, false) - eval(n.b, x, false);
-    case Op::Mul: return eval(n.a, x, magnitude) * eval(n.b, x, magnitude);
-    case Op::Div:
-      return eval(n.a, x, magnitude) /
-             (magnitude ? std::abs(eval(n.b, x, false)) : eval(n.b, x, false));
     case Op::Pow: return std::pow(eval(n.a, x, magnitude), n.exponent);
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div: break;
   }
-  return 0.0;
+  // A chain of sums or products, in a loop from its first operation up (see ExprNode::first):
+  // the same operations in the same order as the recursion over the left-deep tree.
+  int k = n.first;
+  double acc = eval(nodes_[static_cast<std::size_t>(k)].a, x, magnitude);
+  while (true) {
+    const ExprNode& c = nodes_[static_cast<std::size_t>(k)];
+    switch (c.op) {
+      case Op::Add: acc = acc + eval(c.b, x, magnitude); break;
+      case Op::Sub: acc = magnitude ? acc + eval(c.b, x, true) : acc - eval(c.b, x, false); break;
+      case Op::Mul: acc = acc * eval(c.b, x, magnitude); break;
+      case Op::Div:
+        acc = acc / (magnitude ? std::abs(eval(c.b, x, false)) : eval(c.b, x, false));
+        break;
+      default: break;
+    }
+    if (k == index) return acc;
+    k = c.up;
+  }
 }
 
 double ParsedConstraint::value(const Eigen::VectorXd& x) const {

@@ -72,6 +72,11 @@ struct ExprNode {
   int coordinate = -1;  ///< Coordinate, LogCoordinate
   int exponent = 0;     ///< Pow, after validation
   std::size_t column = 0;
+  /// Add/Sub and Mul/Div: `a op b op c ...` is a left-deep tree as deep as the text is long.
+  /// Its nodes are linked so that it is walked in a loop, bottom up: `first` is the chain's
+  /// lowest node (whose `a` is the chain's first operand), `up` the node above (-1 at the top).
+  int first = -1;
+  int up = -1;
 };
 
 /// One constraint `lhs <op> rhs`, normalized to p(x) <= 0 or p(x) == 0 with p = lhs - rhs

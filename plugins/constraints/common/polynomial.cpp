@@ -18,13 +18,6 @@ void accumulate(std::map<Monomial, double>& terms, const Monomial& m, double c) 
   if (it->second == 0.0) terms.erase(it);
 }
 
-Monomial merge(const Monomial& a, const Monomial& b) {
-  Monomial m;
-  m.reserve(a.size() + b.size());
-  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(m));
-  return m;
-}
-
 double monomial_value(const Monomial& m, const std::vector<double>& values) {
   double v = 1.0;
   for (int c : m) v *= values[static_cast<std::size_t>(c)];
@@ -80,8 +73,12 @@ double Polynomial::magnitude(const std::vector<double>& values) const {
 
 Polynomial add(const Polynomial& a, const Polynomial& b, double b_factor) {
   Polynomial out = a;
-  for (const auto& [m, c] : b.terms) accumulate(out.terms, m, b_factor * c);
+  add_to(out, b, b_factor);
   return out;
+}
+
+void add_to(Polynomial& a, const Polynomial& b, double b_factor) {
+  for (const auto& [m, c] : b.terms) accumulate(a.terms, m, b_factor * c);
 }
 
 Polynomial scale(const Polynomial& a, double factor) {
@@ -90,34 +87,39 @@ Polynomial scale(const Polynomial& a, double factor) {
   return out;
 }
 
-bool multiply(const Polynomial& a, const Polynomial& b, Polynomial& out) {
+Expansion multiply(const Polynomial& a, const Polynomial& b, Polynomial& out, std::size_t* budget) {
   out.terms.clear();
+  // One monomial buffer for every product: only new terms are copied into the map.
+  Monomial m;
   for (const auto& [ma, ca] : a.terms) {
     for (const auto& [mb, cb] : b.terms) {
-      accumulate(out.terms, merge(ma, mb), ca * cb);
-      if (out.terms.size() > kMaxPolynomialTerms) return false;
+      if (budget != nullptr && (*budget)-- == 0) return Expansion::TooMuchWork;
+      m.clear();
+      std::merge(ma.begin(), ma.end(), mb.begin(), mb.end(), std::back_inserter(m));
+      accumulate(out.terms, m, ca * cb);
+      if (out.terms.size() > kMaxPolynomialTerms) return Expansion::TooManyTerms;
     }
   }
-  return true;
+  return Expansion::Ok;
 }
 
-bool power(const Polynomial& a, int e, Polynomial& out) {
+Expansion power(const Polynomial& a, int e, Polynomial& out, std::size_t* budget) {
   Polynomial result = Polynomial::constant(1.0);
   Polynomial base = a;
   Polynomial tmp;
   while (e > 0) {
     if (e & 1) {
-      if (!multiply(result, base, tmp)) return false;
+      if (const Expansion x = multiply(result, base, tmp, budget); x != Expansion::Ok) return x;
       result = std::move(tmp);
     }
     e >>= 1;
     if (e > 0) {
-      if (!multiply(base, base, tmp)) return false;
+      if (const Expansion x = multiply(base, base, tmp, budget); x != Expansion::Ok) return x;
       base = std::move(tmp);
     }
   }
   out = std::move(result);
-  return true;
+  return Expansion::Ok;
 }
 
 std::string to_string(const Polynomial& p, const sdk::Space& space) {

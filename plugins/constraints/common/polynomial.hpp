@@ -40,13 +40,23 @@ struct Polynomial {
 
 /// Term limit of `multiply`/`power`; the caller reports exceeding it.
 inline constexpr std::size_t kMaxPolynomialTerms = 10000;
+/// Work limit of `multiply`/`power`: products of two terms, each O(degree). A product of two
+/// large factors whose result still has few terms would otherwise run for seconds.
+inline constexpr std::size_t kMaxPolynomialProducts = 200000;
 
 Polynomial add(const Polynomial& a, const Polynomial& b, double b_factor = 1.0);
+/// `a = add(a, b, b_factor)` without copying `a`: O(|b| log |a|), so that a long sum is linear.
+void add_to(Polynomial& a, const Polynomial& b, double b_factor = 1.0);
 Polynomial scale(const Polynomial& a, double factor);
-/// Product; returns false (leaving `out` unspecified) when it would exceed kMaxPolynomialTerms.
-bool multiply(const Polynomial& a, const Polynomial& b, Polynomial& out);
-/// a^e by repeated squaring; false when a product exceeds kMaxPolynomialTerms.
-bool power(const Polynomial& a, int e, Polynomial& out);
+enum class Expansion { Ok, TooManyTerms, TooMuchWork };
+
+/// Product. Anything but Ok leaves `out` unspecified: TooManyTerms when it would exceed
+/// kMaxPolynomialTerms, TooMuchWork when `budget` (when given: the term products left, decreased
+/// by one per product) runs out first.
+Expansion multiply(const Polynomial& a, const Polynomial& b, Polynomial& out,
+                   std::size_t* budget = nullptr);
+/// a^e by repeated squaring, with the limits of `multiply`.
+Expansion power(const Polynomial& a, int e, Polynomial& out, std::size_t* budget = nullptr);
 
 /// Readable, re-parseable form with parameter names: "x0^2 + x1*x2 - 3*x3 - 25". Terms by
 /// degree (highest first), then by coordinate; "0" for the zero polynomial.

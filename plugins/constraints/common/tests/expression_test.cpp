@@ -218,8 +218,62 @@ TEST(constraint_expression_errors, division_and_exponents) {
             "degree 80 is above the maximum of 64 at column 5:\n"
             "  x^40*y^40 <= 1\n"
             "      ^");
+  // 210 terms times 54 powers far enough apart that no two products meet: 11,340 terms.
+  std::string powers;
+  for (const char* v : {"x", "y", "z", "n", "lg", "li"}) {
+    for (int e = 20; e <= 60; e += 5)
+      powers += (powers.empty() ? "" : " + ") + std::string(v) + "^" + std::to_string(e);
+  }
+  const std::string wide = "(x + y + z + n + lg + li + 1)^4 * (" + powers + ") <= 1";
+  EXPECT_EQ(error_of(wide).rfind("the expansion has more than 10000 terms at column 33:\n", 0), 0u)
+      << error_of(wide);
+}
+
+// Found by bench/fuzz (fuzz_expression): a chain of sums or products is a tree as deep as the
+// text is long, and a tower of powers nests without parentheses; both recursed once per
+// operator and overflowed the stack (SIGSEGV) at 100,000 operators.
+TEST(constraint_expression_limits, long_chains_are_parsed_expanded_and_evaluated_in_a_loop) {
+  const int n = 100000;
+  std::string sum = "x";
+  std::string product = "2*x";
+  for (int i = 1; i < n; ++i) {
+    sum += i % 2 == 0 ? " + x" : " - y";
+    product += i % 2 == 0 ? "*1" : "/1";
+  }
+  const auto sums = parse_constraints(sum + " <= 1", space());
+  EXPECT_EQ(sums.at(0).normalized(space()), "50000*x - 50000*y - 1 <= 0");
+  Eigen::VectorXd at = Eigen::VectorXd::Zero(8);
+  at[0] = 1.0;
+  at[1] = 2.0;
+  EXPECT_EQ(sums.at(0).value(at), 50000.0 - 2 * 50000.0 - 1.0);
+  EXPECT_EQ(sums.at(0).magnitude(at), 50000.0 + 2 * 50000.0 + 1.0);
+  const auto products = parse_constraints(product + " <= 1", space());
+  EXPECT_EQ(products.at(0).normalized(space()), "2*x - 1 <= 0");
+  EXPECT_EQ(products.at(0).value(at), 1.0);
+}
+
+TEST(constraint_expression_limits, a_tower_of_powers_counts_as_nesting) {
+  std::string tower = "x";
+  for (int i = 0; i < 100000; ++i) tower += "^1";
+  EXPECT_EQ(error_of(tower + " <= 1")
+                .rfind("the expression is nested more than 200 levels deep at "
+                       "column 402:",
+                       0),
+            0u)
+      << error_of(tower + " <= 1").substr(0, 200);
+  EXPECT_EQ(error_of("x^1^1^1 <= 1"), "");
+}
+
+// A product of two large factors with few distinct terms stayed under the term limit and ran
+// for seconds (bench/fuzz found a power that took 14 s instrumented).
+TEST(constraint_expression_limits, the_work_of_an_expansion_is_bounded) {
+  EXPECT_EQ(error_of("(x + y + n + 1)^16 * (x + y + n + 1)^16 <= 1"),
+            "the expansion needs more than 200000 products of terms at column 20:\n"
+            "  (x + y + n + 1)^16 * (x + y + n + 1)^16 <= 1\n"
+            "                     ^");
+  // Its 16th power takes 245,025 products on the way: refused before the term limit is reached.
   EXPECT_EQ(error_of("(x + y + z + n + b)^20 <= 1"),
-            "the expansion has more than 10000 terms at column 20:\n"
+            "the expansion needs more than 200000 products of terms at column 20:\n"
             "  (x + y + z + n + b)^20 <= 1\n"
             "                     ^");
 }
