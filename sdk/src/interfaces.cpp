@@ -8,6 +8,7 @@
 #include "arbo/sdk/acquisition.hpp"
 #include "arbo/sdk/capabilities/acquisition.hpp"
 #include "arbo/sdk/capabilities/constraint.hpp"
+#include "arbo/sdk/capabilities/inner_solver.hpp"
 #include "arbo/sdk/capabilities/problem.hpp"
 #include "arbo/sdk/capabilities/surrogate.hpp"
 #include "arbo/sdk/constraint.hpp"
@@ -57,6 +58,7 @@ PosteriorSampler::~PosteriorSampler() = default;
 ProposesCandidates::~ProposesCandidates() = default;
 ProjectsPoints::~ProjectsPoints() = default;
 HasKnownConstraints::~HasKnownConstraints() = default;
+IgnoresDataWithoutModel::~IgnoresDataWithoutModel() = default;
 
 void Acquisition::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const {
   out.resize(X.rows());

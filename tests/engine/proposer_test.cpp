@@ -22,6 +22,7 @@
 #include "common/temp_dir.hpp"
 #include "engine/augmentation.hpp"
 #include "engine/components.hpp"
+#include "engine/dataset_buffer.hpp"
 #include "engine/guarded_components.hpp"
 #include "engine/proposer.hpp"
 
@@ -39,6 +40,9 @@ struct Log {
   const sdk::Surrogate* bound_objective = nullptr;
   int solves = 0;
   bool solver_saw_acquisition = false;
+  std::size_t solver_rows = 0;  // rows of the dataset the solver was given, last call
+  std::size_t solver_dim = 0;
+  std::size_t solver_constraints = 0;
 };
 
 // Mean = sum of the coordinates, variance 1. Optionally throws from predict().
@@ -98,12 +102,15 @@ enum class SolverMode { Search, GiveUp, Throw, WrapErrors };
 // A black-box solver: the best of 16 uniform draws from its context's stream that satisfy
 // the known constraints. With an acquisition it reports a certificate and a model size, so
 // the statistics path is exercised.
-class TinySolver final : public sdk::InnerSolver {
+class TinySolver : public sdk::InnerSolver {
  public:
   TinySolver(sdk::Context& ctx, Log& log, SolverMode mode) : ctx_(ctx), log_(log), mode_(mode) {}
   sdk::Proposal maximize(const sdk::SolveRequest& r) override {
     ++log_.solves;
     log_.solver_saw_acquisition = r.acquisition != nullptr;
+    log_.solver_rows = r.data.size();
+    log_.solver_dim = r.data.dim();
+    log_.solver_constraints = r.data.num_constraints();
     if (mode_ == SolverMode::Throw) throw std::runtime_error("solver exploded");
     sdk::Proposal p;
     if (mode_ == SolverMode::GiveUp) {
@@ -158,6 +165,12 @@ class TinySolver final : public sdk::InnerSolver {
   SolverMode mode_;
 };
 
+// The same solver, declaring that it reads no data without an acquisition (it reads none).
+class BlindTinySolver final : public TinySolver, public sdk::IgnoresDataWithoutModel {
+ public:
+  using TinySolver::TinySolver;
+};
+
 // Feasible iff x0 <= 0.5.
 class HalfSpace final : public sdk::Constraint {
  public:
@@ -185,6 +198,7 @@ struct RigOptions {
   bool surrogate_throws = false;
   bool acquisition_throws = false;
   SolverMode solver = SolverMode::Search;
+  bool solver_ignores_data = false;  // BlindTinySolver
 };
 
 // A study's components wired by hand, as `assemble` wires the plugins'.
@@ -225,8 +239,12 @@ class Rig {
     }
     KernelContext& sctx = c_->add_context("inner_solver/tiny", logger_, &never_);
     c_->solver_context = &sctx;
-    c_->solver = std::make_shared<TinySolver>(sctx, log, o.solver);
-    data.reset(2, {"c0"});
+    if (o.solver_ignores_data) {
+      c_->solver = std::make_shared<BlindTinySolver>(sctx, log, o.solver);
+    } else {
+      c_->solver = std::make_shared<TinySolver>(sctx, log, o.solver);
+    }
+    data.reset(2, {"c0"}, false);
     store_ = std::make_unique<StudyStore>(StudyStore::create(dir));
     augmentation = std::make_unique<KnowledgeAugmentation>(pipeline_, *c_, *store_, *logger_);
     proposer = std::make_unique<Proposer>(pipeline_, *c_, *augmentation, data, *logger_);
@@ -240,7 +258,7 @@ class Rig {
   }
 
   Log log;
-  sdk::Dataset data;
+  DatasetBuffer data;
   std::unique_ptr<KnowledgeAugmentation> augmentation;
   std::unique_ptr<Proposer> proposer;
   Components& components() { return *c_; }
@@ -316,6 +334,54 @@ TEST_F(ProposerTest, TheSameStateGivesTheSamePoint) {
     ASSERT_EQ(pa.x, pb.x) << k;
     a.observe(pa.x[0], pa.x[1]);
     b.observe(pb.x[0], pb.x[1]);
+  }
+}
+
+// A model-free study must not copy its observations into the dataset at every proposal
+// (sdk::Dataset grows by copy: O(n) per proposal, quadratic over a study) for a solver that
+// declares it reads none of them; it gets an empty dataset of the right shape and proposes
+// the same points.
+TEST_F(ProposerTest, ASolverThatIgnoresDataWithoutAModelGetsNoneAndProposesTheSamePoints) {
+  RigOptions blind_options;
+  blind_options.model = false;
+  blind_options.solver_ignores_data = true;
+  RigOptions plain_options;
+  plain_options.model = false;
+  Rig blind(blind_options, dir_ / "blind");
+  Rig plain(plain_options, dir_ / "plain");
+  constexpr std::int64_t kProposals = 40;
+  for (std::int64_t k = 0; k < kProposals; ++k) {
+    const ProposedPoint pb = blind.proposer->propose(k);
+    const ProposedPoint pp = plain.proposer->propose(k);
+    ASSERT_EQ(pb.x, pp.x) << k;
+    if (k >= 3) {
+      EXPECT_EQ(blind.log.solver_rows, 0u) << k;
+      EXPECT_EQ(blind.log.solver_dim, 2u) << k;
+      EXPECT_EQ(blind.log.solver_constraints, 1u) << k;
+      EXPECT_EQ(plain.log.solver_rows, static_cast<std::size_t>(k)) << k;
+    }
+    blind.observe(pb.x[0], pb.x[1]);
+    plain.observe(pp.x[0], pp.x[1]);
+  }
+  EXPECT_EQ(blind.data.rows_copied(), 0);
+  // The plain solver's dataset was brought up to date before each of its calls.
+  EXPECT_GE(plain.data.rows_copied(), (kProposals - 4) * (kProposals - 3) / 2);
+  EXPECT_EQ(blind.data.size(), static_cast<std::size_t>(kProposals));
+  EXPECT_EQ(blind.data.view().size(), static_cast<std::size_t>(kProposals));
+}
+
+// With a model the same solver gets every observation: the marker is about model-free calls.
+TEST_F(ProposerTest, ASolverThatIgnoresDataWithoutAModelGetsItWithOne) {
+  RigOptions o;
+  o.solver_ignores_data = true;
+  Rig rig(o, dir_ / "s");
+  for (std::int64_t k = 0; k < 6; ++k) {
+    const ProposedPoint p = rig.proposer->propose(k);
+    if (k >= 3) {
+      EXPECT_TRUE(rig.log.solver_saw_acquisition) << k;
+      EXPECT_EQ(rig.log.solver_rows, static_cast<std::size_t>(k)) << k;
+    }
+    rig.observe(p.x[0], p.x[1]);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "arbo/kernel/guarded_call.hpp"
 #include "arbo/kernel/problem_loader.hpp"
 #include "arbo/kernel/random_streams.hpp"
+#include "arbo/sdk/capabilities/inner_solver.hpp"
 #include "arbo/sdk/projection.hpp"
 #include "util/clock.hpp"
 
@@ -64,13 +65,14 @@ std::string ProposalStats::to_json() const {
 }
 
 Proposer::Proposer(const Pipeline& pipeline, Components& components,
-                   KnowledgeAugmentation& augmentation, const sdk::Dataset& data,
-                   spdlog::logger& logger)
+                   KnowledgeAugmentation& augmentation, DatasetBuffer& data, spdlog::logger& logger)
     : pipeline_(pipeline),
       c_(components),
       augmentation_(augmentation),
       data_(data),
-      logger_(logger) {}
+      logger_(logger),
+      solver_ignores_data_(dynamic_cast<const sdk::IgnoresDataWithoutModel*>(c_.solver.get()) !=
+                           nullptr) {}
 
 const std::vector<Eigen::VectorXd>& Proposer::initial_design() {
   if (!design_ready_) {
@@ -119,10 +121,10 @@ void Proposer::top_up_design_by_projection() {
 }
 
 // Completed observations that satisfy every known constraint. O(n constraints).
-std::size_t Proposer::feasible_observations() const {
+std::size_t Proposer::feasible_observations(const sdk::Dataset& data) const {
   std::size_t n = 0;
-  for (Eigen::Index i = 0; i < data_.X.rows(); ++i) {
-    n += c_.known_violation(data_.X.row(i).transpose()) <= kKnownTolerance ? 1 : 0;
+  for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
+    n += c_.known_violation(data.X.row(i).transpose()) <= kKnownTolerance ? 1 : 0;
   }
   return n;
 }
@@ -131,13 +133,14 @@ std::size_t Proposer::feasible_observations() const {
 // constraints hold somewhere: the first of a few uniform draws (a derived seed, so a rerun
 // gives the same point) that satisfies them, else one projected onto them by the model
 // solver. Points already observed are skipped.
-bool Proposer::fallback_point(std::uint64_t uk, Eigen::VectorXd& x) const {
+bool Proposer::fallback_point(const sdk::Dataset& data, std::uint64_t uk,
+                              Eigen::VectorXd& x) const {
   const bool can_project = c_.model_solver != nullptr && sdk::can_formulate(c_.known_list);
   const auto candidates = make_design(c_.space, DesignMethod::Random, kFallbackDraws,
                                       pipeline_.seed ^ (kFallbackSeedBase + uk), nullptr);
   const auto observed = [&](const Eigen::VectorXd& y) {
-    for (Eigen::Index i = 0; i < data_.X.rows(); ++i) {
-      if ((data_.X.row(i).transpose() - y).cwiseAbs().maxCoeff() <= kSamePoint) return true;
+    for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
+      if ((data.X.row(i).transpose() - y).cwiseAbs().maxCoeff() <= kSamePoint) return true;
     }
     return false;
   };
@@ -169,6 +172,7 @@ std::optional<std::string> Proposer::blame(const std::exception* e, std::string_
 double Proposer::fit_and_bind(std::uint64_t uk) {
   augmentation_.ensure();
   const auto t0 = Clock::now();
+  const sdk::Dataset& data = data_.view();
   for (std::size_t m = 0; m < c_.surrogates.size(); ++m) {
     MetricModel& model = c_.surrogates[m];
     sdk::Metric metric;
@@ -176,17 +180,15 @@ double Proposer::fit_and_bind(std::uint64_t uk) {
     metric.name = m == 0 ? "objective" : c_.constraints[m - 1].name;
     model.context->reseed(pipeline_.seed, uk, kSaltSurrogate + m);
     if (m > 0 && augmentation_.column(m) >= 0) {
-      augmentation_.fit_partial(m, data_, metric);
+      augmentation_.fit_partial(m, data, metric);
       continue;
     }
-    guarded_call(pipeline_.surrogate->id(), "fit", [&] { model.surrogate->fit(data_, metric); });
+    guarded_call(pipeline_.surrogate->id(), "fit", [&] { model.surrogate->fit(data, metric); });
   }
   // The acquisition gets the surrogates' proxies, so that an error of a surrogate called by
   // the acquisition (here or inside the solver) names the surrogate.
-  sdk::AcquisitionInputs in{data_,
-                            c_.surrogates.empty() ? nullptr : c_.surrogates[0].guarded.get(),
-                            {},
-                            data_.incumbent()};
+  sdk::AcquisitionInputs in{
+      data, c_.surrogates.empty() ? nullptr : c_.surrogates[0].guarded.get(), {}, data.incumbent()};
   for (std::size_t m = 1; m < c_.surrogates.size(); ++m) {
     in.constraints.push_back(c_.surrogates[m].guarded.get());
   }
@@ -219,8 +221,12 @@ ProposedPoint Proposer::propose(std::int64_t k) {
     stats.fit_seconds = fit_and_bind(uk);
     out.plugin_seconds += stats.fit_seconds;
   }
+  // Bringing the dataset up to date copies every observation (sdk::Dataset grows by copy):
+  // a solver that reads no data without a model gets an empty one instead, so a model-free
+  // study's proposal does not grow with the number of observations.
+  const sdk::Dataset& data = use_model || !solver_ignores_data_ ? data_.view() : data_.empty();
   const sdk::SolveRequest request{use_model ? c_.guarded_acquisition.get() : nullptr, c_.space,
-                                  c_.known_list, data_};
+                                  c_.known_list, data};
   c_.solver_context->reseed(pipeline_.seed, uk, kSaltSolver);
   for (const auto& kc : c_.known) {
     if (kc.context != nullptr) kc.context->reseed(pipeline_.seed, uk, kSaltConstraint);
@@ -241,17 +247,18 @@ ProposedPoint Proposer::propose(std::int64_t k) {
         "{} found no point satisfying the known constraints{}{}", sid,
         known_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(known_ids, ", ")) + ")",
         p.note.empty() ? "" : ": " + p.note);
-    const std::size_t witnesses = feasible_observations();
+    const sdk::Dataset& observed = data_.view();
+    const std::size_t witnesses = feasible_observations(observed);
     if (witnesses == 0) throw InfeasibleError(failure);
     // An observation satisfies the constraints, so the set is not empty and the solver
     // failed (a false infeasibility of a badly scaled nonconvex model, as on Alkylation):
     // stopping the study would be wrong, so this one proposal comes from outside the model.
     stats.fallback = fmt::format("{}, though {} of the {} completed observations satisfy them",
-                                 failure, witnesses, data_.X.rows());
+                                 failure, witnesses, observed.X.rows());
     // No point found by the fallback either: exit 6 ("admit no point that could be found"),
     // as when no observation satisfies them; the remedy is the same (a model solver that
     // projects, or looser constraints), and the solver did not throw.
-    if (!fallback_point(uk, p.x)) {
+    if (!fallback_point(observed, uk, p.x)) {
       throw InfeasibleError(stats.fallback + ", and no random point could be made to satisfy them");
     }
     p.found = true;

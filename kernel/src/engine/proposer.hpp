@@ -18,6 +18,7 @@
 #include "arbo/sdk/model.hpp"
 #include "engine/augmentation.hpp"
 #include "engine/components.hpp"
+#include "engine/dataset_buffer.hpp"
 
 namespace spdlog {
 class logger;
@@ -75,9 +76,9 @@ struct ProposedPoint {
 class Proposer {
  public:
   /// All references must outlive the proposer; `data` is the study's dataset, read at each
-  /// proposal.
+  /// proposal (brought up to date only when a plugin may read it).
   Proposer(const Pipeline& pipeline, Components& components, KnowledgeAugmentation& augmentation,
-           const sdk::Dataset& data, spdlog::logger& logger);
+           DatasetBuffer& data, spdlog::logger& logger);
 
   /// The point of proposal number `k` (0-based). Every component is reseeded from (seed, k),
   /// so the same study state gives the same point.
@@ -89,15 +90,17 @@ class Proposer {
   const std::vector<Eigen::VectorXd>& initial_design();
   void top_up_design_by_projection();
   double fit_and_bind(std::uint64_t uk);
-  std::size_t feasible_observations() const;
-  bool fallback_point(std::uint64_t uk, Eigen::VectorXd& x) const;
+  std::size_t feasible_observations(const sdk::Dataset& data) const;
+  bool fallback_point(const sdk::Dataset& data, std::uint64_t uk, Eigen::VectorXd& x) const;
   std::optional<std::string> blame(const std::exception* e, std::string_view what) const;
 
   const Pipeline& pipeline_;
   Components& c_;
   KnowledgeAugmentation& augmentation_;
-  const sdk::Dataset& data_;
+  DatasetBuffer& data_;
   spdlog::logger& logger_;
+  // The inner solver reads no data without a model (sdk::IgnoresDataWithoutModel).
+  bool solver_ignores_data_ = false;
   std::vector<Eigen::VectorXd> design_;
   bool design_ready_ = false;
 };

@@ -11,6 +11,7 @@
 #include "arbo/kernel/errors.hpp"
 #include "engine/augmentation.hpp"
 #include "engine/components.hpp"
+#include "engine/dataset_buffer.hpp"
 #include "engine/proposer.hpp"
 #include "util/clock.hpp"
 #include "util/test_hook.hpp"
@@ -70,7 +71,7 @@ struct Study::Impl {
 
   std::unique_ptr<Components> components;
   std::unique_ptr<KnowledgeAugmentation> augmentation;
-  sdk::Dataset data;
+  DatasetBuffer data;
   std::unique_ptr<Proposer> proposer;
   std::int64_t total = 0;  // observations of any status
   std::int64_t failed = 0;
@@ -99,8 +100,7 @@ struct Study::Impl {
     components = assemble(pipeline, registry, logger, interrupt, base_dir);
     std::vector<std::string> names;
     for (const auto& c : components->constraints) names.push_back(c.name);
-    data.reset(components->space.size(), names);
-    data.maximize = pipeline.maximize;
+    data.reset(components->space.size(), names, pipeline.maximize);
     augmentation = std::make_unique<KnowledgeAugmentation>(pipeline, *components, store, *logger);
     proposer = std::make_unique<Proposer>(pipeline, *components, *augmentation, data, *logger);
   }
@@ -422,7 +422,7 @@ void Study::set_limits(std::int64_t budget, double time_limit_seconds) {
 const Pipeline& Study::pipeline() const noexcept { return impl_->pipeline; }
 const sdk::Space& Study::space() const noexcept { return impl_->components->space; }
 StudyStore& Study::store() noexcept { return impl_->store; }
-const sdk::Dataset& Study::dataset() const noexcept { return impl_->data; }
+const sdk::Dataset& Study::dataset() const { return impl_->data.view(); }
 const std::vector<BlackBoxConstraint>& Study::constraints() const noexcept {
   return impl_->components->constraints;
 }

@@ -3,6 +3,7 @@
 /// @brief inner_solver/candidate_pool: score a pool of proposed candidates, keep the best.
 #pragma once
 
+#include <arbo/sdk/capabilities/inner_solver.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 
 #include "feasible_sampler.hpp"
@@ -14,7 +15,7 @@ namespace arbo::plugins {
 /// l(x), pooled), or draws that many uniform points otherwise; drops candidates violating the
 /// known constraints; and returns the argmax of the acquisition. Without an acquisition it
 /// returns the first uniform point satisfying the known constraints (random search).
-class CandidatePool final : public sdk::InnerSolver {
+class CandidatePool final : public sdk::InnerSolver, public sdk::IgnoresDataWithoutModel {
  public:
   explicit CandidatePool(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

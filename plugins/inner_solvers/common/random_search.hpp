@@ -5,6 +5,7 @@
 /// it lives in plugins/inner_solvers/common.
 #pragma once
 
+#include <arbo/sdk/capabilities/inner_solver.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 
 #include "feasible_sampler.hpp"
@@ -15,7 +16,7 @@ namespace arbo::plugins {
 /// known constraint. Without an acquisition it returns the first feasible point (random search
 /// and initial-design fallback); with one, the best of `samples` feasible candidates. Both stop
 /// after `max_tries` draws. Black-box: only calls `Acquisition::values`.
-class RandomSearch : public sdk::InnerSolver {
+class RandomSearch : public sdk::InnerSolver, public sdk::IgnoresDataWithoutModel {
  public:
   explicit RandomSearch(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

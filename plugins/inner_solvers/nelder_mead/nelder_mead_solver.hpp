@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <arbo/sdk/capabilities/inner_solver.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 
 #include "feasible_sampler.hpp"
@@ -22,7 +23,7 @@ namespace arbo::plugins {
 /// explore them). Known constraints are handled by rejection (an infeasible trial point scores
 /// +infinity in the minimized objective) or by a penalty; either way only a point satisfying
 /// every known constraint is proposed.
-class NelderMeadSolver final : public sdk::InnerSolver {
+class NelderMeadSolver final : public sdk::InnerSolver, public sdk::IgnoresDataWithoutModel {
  public:
   explicit NelderMeadSolver(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

@@ -5,7 +5,8 @@
 /// This is the kernel's C++ API; the CLI is a thin client of it.
 ///
 /// One iteration (ARCHITECTURE.md, "The loop"):
-///   1. dataset = observations so far (kept in memory, appended after every commit);
+///   1. dataset = observations so far (kept in memory, appended after every commit, and
+///      copied into the plugins' sdk::Dataset only when a plugin may read it);
 ///   2. one surrogate per metric is fitted (model-based pipelines, after the initial design);
 ///   3. the acquisition is bound to the surrogates and the incumbent;
 ///   4. the inner solver maximizes it subject to the known constraints (or, model-free, returns
@@ -105,7 +106,9 @@ class Study {
   const Pipeline& pipeline() const noexcept;
   const sdk::Space& space() const noexcept;
   StudyStore& store() noexcept;
-  const sdk::Dataset& dataset() const noexcept;
+  /// The observations as plugins see them. Brings the dataset up to date first: O(n) after
+  /// observations were added, O(1) otherwise.
+  const sdk::Dataset& dataset() const;
   /// Black-box constraints in effect (declared, or the problem's own).
   const std::vector<BlackBoxConstraint>& constraints() const noexcept;
   /// Id and objective of the best feasible observation, if any.

@@ -23,6 +23,7 @@
 /// | capabilities/constraint.hpp  | FormulatesConstraint    | model-based solvers, projection  |
 /// |                              | ProjectsPoints          | no stock component yet           |
 /// | capabilities/problem.hpp     | HasKnownConstraints     | kernel (adds them to the study)  |
+/// | capabilities/inner_solver.hpp| IgnoresDataWithoutModel | kernel (skips the dataset update)|
 ///
 /// `DecodesSolution` is in the surrogate header because the region it decodes is the
 /// surrogate's (a tree's leaf cell); an acquisition that formulates through its surrogates
@@ -31,5 +32,6 @@
 
 #include "arbo/sdk/capabilities/acquisition.hpp"
 #include "arbo/sdk/capabilities/constraint.hpp"
+#include "arbo/sdk/capabilities/inner_solver.hpp"
 #include "arbo/sdk/capabilities/problem.hpp"
 #include "arbo/sdk/capabilities/surrogate.hpp"

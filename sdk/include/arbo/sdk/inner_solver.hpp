@@ -42,7 +42,8 @@ struct SolveRequest {
   std::vector<const Constraint*> constraints;
   /// Observations so far, in the conventions of dataset.hpp; model-based solvers use the
   /// feasible ones as starting points. `X_pending` is empty while the kernel evaluates one
-  /// point at a time (today always).
+  /// point at a time (today always). Empty (no rows) when `acquisition` is nullptr and the
+  /// solver declares `IgnoresDataWithoutModel` (capabilities/inner_solver.hpp).
   const Dataset& data;
 };
 
