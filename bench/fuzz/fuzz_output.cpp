@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// libFuzzer harness of the parser of an external command's stdout, which is also the parser of
-// `arbo tell --json`: kernel::parse_command_output (today in evaluator_command.cpp), with no
-// black-box constraint and with two.
+// libFuzzer harness of the reader of an external command's stdout, which is also the reader of
+// `arbo tell --json`: kernel::read_evaluation_result (kernel/src/engine/evaluation_output.cpp),
+// with no black-box constraint and with two.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arbo/kernel/evaluator.hpp"
+#include "engine/evaluation_output.hpp"
 #include "fuzz_strict.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -18,7 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                                  {"mem", 8.0, true}};
   for (const auto* cons : {&none, &two}) {
     try {
-      const arbo::kernel::EvalOutcome o = arbo::kernel::parse_command_output(text, *cons);
+      const arbo::kernel::EvaluationResult r = arbo::kernel::read_evaluation_result(text, *cons);
+      const arbo::kernel::EvalOutcome& o = r.outcome;
+      if (o.ok != (r.kind == arbo::kernel::ResultKind::Complete)) {
+        arbo::fuzz::finding("a result whose kind disagrees with its outcome", text.c_str());
+      }
       // What the study stores for a success: finite values only.
       if (o.ok && !std::isfinite(o.objective)) {
         arbo::fuzz::finding("accepted a non-finite objective", text.c_str());
