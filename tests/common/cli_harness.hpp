@@ -120,6 +120,26 @@ class CliTest : public TempDirTest {
     return r;
   }
 
+  /// Starts `arbo <args>` in the background in `dir_`, stdout to bg_out.txt and stderr to
+  /// bg_err.txt, with ARBO_PLUGIN_PATH set to `plugin_path` when one is given; returns its pid.
+  pid_t spawn(const std::vector<std::string>& args, const char* plugin_path = nullptr) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (chdir(dir_.c_str()) != 0) _exit(127);
+      if (plugin_path != nullptr) setenv("ARBO_PLUGIN_PATH", plugin_path, 1);
+      FILE* f = freopen("bg_out.txt", "w", stdout);
+      FILE* g = freopen("bg_err.txt", "w", stderr);
+      (void)f;
+      (void)g;
+      std::vector<char*> argv{const_cast<char*>(ARBO_CLI)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(ARBO_CLI, argv.data());
+      _exit(127);
+    }
+    return pid;
+  }
+
   /// Every observation of `study`, as `arbo export --format json` prints them.
   nlohmann::json export_json(const std::string& study) {
     const CliResult r = arbo("export " + study + " --format json");
