@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -478,6 +479,18 @@ void check_problem(const ComponentInfo& info, const ParamSet& params,
 
 }  // namespace
 
+namespace {
+
+/// Every library PluginUnderTest loaded. They are never unloaded (see the header); holding them
+/// here keeps them reachable, so that a leak checker (ASan's, in the sanitizer build) does not
+/// report them.
+std::vector<boost::dll::shared_library*>& kept_libraries() {
+  static auto* kept = new std::vector<boost::dll::shared_library*>;
+  return *kept;
+}
+
+}  // namespace
+
 void TestContext::log(LogLevel level, std::string_view message) {
   logs_.push_back(fmt::format("{}: {}", level_name(level), message));
 }
@@ -491,6 +504,7 @@ PluginUnderTest::PluginUnderTest(std::string so_path) : path_(std::move(so_path)
     delete library;  // nothing was mapped
     throw std::runtime_error(fmt::format("cannot load plugin '{}': {}", path_, e.what()));
   }
+  kept_libraries().push_back(library);
   if (!library->has(ARBO_PLUGIN_ENTRY_NAME)) {
     throw std::runtime_error(
         fmt::format("'{}' is not an arbo plugin: it has no '{}' entry (a library built without "

@@ -98,7 +98,9 @@ class CorruptPlugin : public arbo::test::CliTest {
       const bool found = at_named != std::string::npos &&
                          r.err.compare(at_named + named.size(), 9, "duplicate") != 0;
       rejected += found ? 1 : 0;
-      if (must_reject) EXPECT_TRUE(found) << file << " is not named as rejected:\n" << r.err;
+      if (must_reject) {
+        EXPECT_TRUE(found) << file << " is not named as rejected:\n" << r.err;
+      }
     }
     if (r.code == 0 || r.code == 4) return rejected;
     ADD_FAILURE() << name << ": `arbo plugins` exited " << r.code << "\n" << r.err;

@@ -26,8 +26,9 @@ const std::string kGlpk = ARBO_PLUGIN_DIR "/libarbo_inner_solver_glpk_bnb.so";
 TEST(acquisitions_generic, conforms) { arbo::sdk::testing::expect_plugin_conforms(kPath); }
 
 const ComponentInfo& component(const std::string& path, Kind kind, const char* name) {
-  static std::map<std::string, PluginUnderTest*> loaded;
-  auto& p = loaded[path];
+  // Never destroyed, so the libraries stay reachable for the sanitizer build's leak check.
+  static auto* loaded = new std::map<std::string, PluginUnderTest*>;
+  auto& p = (*loaded)[path];
   if (p == nullptr) p = new PluginUnderTest(path);
   const ComponentInfo* info = p->find(kind, name);
   if (info == nullptr) throw std::runtime_error(std::string("no component ") + name);

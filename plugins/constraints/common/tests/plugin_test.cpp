@@ -34,8 +34,9 @@ const std::string kLinearSo = ARBO_PLUGIN_DIR "/libarbo_constraint_linear.so";
 
 // Loaded once per process and never unloaded, like the kernel does.
 const PluginUnderTest& load(const std::string& path) {
-  static std::map<std::string, const PluginUnderTest*> loaded;
-  auto& p = loaded[path];
+  // Never destroyed, so the libraries stay reachable for the sanitizer build's leak check.
+  static auto* loaded = new std::map<std::string, const PluginUnderTest*>;
+  auto& p = (*loaded)[path];
   if (p == nullptr) p = new PluginUnderTest(path);
   return *p;
 }

@@ -31,8 +31,9 @@ TEST(nelder_mead_plugin, conforms_with_penalty_and_unit_coordinates) {
 }
 
 const ComponentInfo& component(const std::string& path, const char* name) {
-  static std::map<std::string, PluginUnderTest*> loaded;
-  auto& p = loaded[path];
+  // Never destroyed, so the libraries stay reachable for the sanitizer build's leak check.
+  static auto* loaded = new std::map<std::string, PluginUnderTest*>;
+  auto& p = (*loaded)[path];
   if (p == nullptr) p = new PluginUnderTest(path);
   const ComponentInfo* info = p->find(Kind::InnerSolver, name);
   if (info == nullptr) throw std::runtime_error(std::string("no inner_solver/") + name);
