@@ -128,6 +128,19 @@ TEST_F(InputLimits, TellConstraintsAreReadStrictlyAndOnce) {
   EXPECT_EQ(export_json("s")[0]["constraints"]["cost"], 2.0);
 }
 
+// Found by bench/fuzz's problem_eval harness: the error about a line with a byte that is not
+// UTF-8 quoted that byte, and writing it as JSON threw (exit 1).
+TEST_F(InputLimits, ProblemEvalReportsALineThatIsNotUtf8) {
+  const CliResult r = arbo("problem eval branin",
+                           "{\"x1\": \xe6"
+                           "100, \"x2\": 1}\n{\"x1\": 3, \"x2\": 2}\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto nl = r.out.find('\n');
+  ASSERT_NE(nl, std::string::npos) << r.out;
+  EXPECT_TRUE(json::parse(r.out.substr(0, nl)).contains("error")) << r.out;
+  EXPECT_TRUE(json::parse(r.out.substr(nl + 1)).contains("objective")) << r.out;
+}
+
 TEST_F(InputLimits, ProblemEvalLinesAreBounded) {
   const std::string deep = "{\"x1\": " + repeat("[", 100000) + repeat("]", 100000) + "}";
   const std::string deep_id = "{\"id\": " + repeat("{\"a\": ", 100000) + "1" + repeat("}", 100000) +

@@ -448,7 +448,9 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       err["error"] = e.what();
       out = std::move(err);
     }
-    std::cout << out.dump() << "\n" << std::flush;
+    // A parse error quotes the line, which may hold bytes that are not UTF-8: replaced, since
+    // a bad line must never end the stream.
+    std::cout << out.dump(-1, ' ', false, ojson::error_handler_t::replace) << "\n" << std::flush;
   }
   return kernel::kExitOk;
 }
