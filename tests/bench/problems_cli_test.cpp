@@ -251,9 +251,9 @@ TEST_F(ProblemsCli, EvalReportsBadLinesAndGoesOn) {
   ASSERT_EQ(r.code, 0) << r.err;
   const auto lines = json_lines(r.out);
   ASSERT_EQ(lines.size(), 7u) << r.out;  // the blank line is skipped
-  const std::vector<std::string> expected{
-      "not JSON",         "not a JSON object",      "'x2' is missing",
-      "outside [-5, 10]", "unknown parameter 'x3'", "expected a number"};
+  const std::vector<std::string> expected{"not valid JSON",         "not a JSON object",
+                                          "'x2' is missing",        "outside [-5, 10]",
+                                          "unknown parameter 'x3'", "expected a number"};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     ASSERT_TRUE(lines[i].contains("error")) << lines[i].dump();
     EXPECT_NE(lines[i].at("error").get<std::string>().find(expected[i]), std::string::npos)
