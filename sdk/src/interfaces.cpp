@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Out-of-line destructors: the key functions that give each exported interface exactly one
 // vtable and typeinfo, in libarbo_sdk.so (pitfall P5).
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -37,6 +38,19 @@ std::string excerpt(std::string_view text, std::size_t max_bytes) {
   // Back up over UTF-8 continuation bytes (10xxxxxx) to the start of a character.
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
   return fmt::format("{}... ({} bytes)", text.substr(0, cut), text.size());
+}
+
+std::string excerpt_lines(std::string_view text, std::size_t max_line_bytes) {
+  std::string out;
+  out.reserve(std::min(text.size(), std::size_t{1} << 16));
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    out += excerpt(text.substr(0, nl), max_line_bytes);
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(nl + 1);
+  }
+  return out;
 }
 
 Context::~Context() = default;

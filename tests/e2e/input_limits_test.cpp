@@ -254,6 +254,16 @@ TEST_F(InputLimits, LongValuesAreEchoedShort) {
   r = arbo("problem eval " + std::string(100000, 'y'), "");
   EXPECT_EQ(r.code, 3);
   EXPECT_LT(r.err.size(), 3000u);
+  // A plugin's message quoting the value (the expression's line under a caret) is cut too.
+  write("k.toml",
+        "[problem]\nplugin = \"branin\"\n[[known_constraints]]\nplugin = "
+        "\"polynomial\"\nexpression = \"x1 + " +
+            name + " <= 3\"\n[inner_solver]\nplugin = \"random\"\n");
+  r = arbo("check k.toml");
+  EXPECT_EQ(r.code, 4) << r.err.substr(0, 500);
+  EXPECT_NE(r.err.find("constraint/polynomial: create(): invalid expression"), std::string::npos)
+      << r.err.substr(0, 500);
+  EXPECT_LT(r.err.size(), 10000u);
 }
 
 TEST_F(InputLimits, MissingPluginPathEntriesAreWarnedAboutOnce) {

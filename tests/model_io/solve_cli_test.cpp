@@ -135,7 +135,7 @@ TEST_F(SolveCli, NodeLimitReturnsTheIncumbent) {
 TEST_F(SolveCli, UnreadableAndInvalidFilesExitWith3) {
   const CliResult missing = arbo("solve nowhere.lp --solver enumerate");
   EXPECT_EQ(missing.code, 3);
-  expect_contains(missing.err, "cannot read model file 'nowhere.lp'");
+  expect_contains(missing.err, "cannot read model file 'nowhere.lp': No such file or directory");
 
   write("broken.lp", "Minimize\n obj: x\nSubject To\n c1: x + y 3\nEnd\n");
   const CliResult broken = arbo("solve broken.lp --solver enumerate");
@@ -184,7 +184,11 @@ TEST_F(SolveCli, UsageErrors) {
   write("knapsack.lp", kKnapsack);
   const CliResult r = arbo("solve knapsack.lp --solver enumerate --time-limit 0");
   EXPECT_EQ(r.code, 2);
-  expect_contains(r.err, "--time-limit must be a number of seconds > 0");
+  expect_contains(r.err, "--time-limit must be a positive number of seconds");
+  // 1e10 s overflowed the steady clock's deadline into the past.
+  const CliResult far = arbo("solve knapsack.lp --solver enumerate --time-limit 1e10");
+  EXPECT_EQ(far.code, 2);
+  expect_contains(far.err, "--time-limit must be at most 1000000000 seconds");
   EXPECT_EQ(arbo("solve knapsack.lp --gap -1").code, 2);
   const CliResult help = arbo("solve --help");
   EXPECT_EQ(help.code, 0);

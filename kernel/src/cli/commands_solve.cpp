@@ -104,8 +104,9 @@ int cmd_solve(const std::vector<std::string>& args, const Globals& g) {
   if (file.empty()) throw po::error("a model FILE (CPLEX LP format) is required");
   sdk::SolveOptions options;
   if (vm.count("time-limit")) {
-    if (!(time_limit > 0.0) || !(time_limit <= kernel::kMaxSeconds)) {
-      throw po::error(fmt::format("--time-limit must be a number of seconds > 0 and at most {:.0f}",
+    if (!(time_limit > 0.0)) throw po::error("--time-limit must be a positive number of seconds");
+    if (time_limit > kernel::kMaxSeconds) {
+      throw po::error(fmt::format("--time-limit must be at most {:.0f} seconds (about 31 years)",
                                   kernel::kMaxSeconds));
     }
     options.time_limit_seconds = time_limit;

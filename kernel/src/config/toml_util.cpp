@@ -46,20 +46,6 @@ std::string origin_note(const TomlValue& v) {
   return v.location().file_name() == kOverrideSource ? " (from --set)" : "";
 }
 
-// toml11 quotes whole source lines in its messages (and underlines the whole value): every
-// line of a message is cut to an excerpt, so that a megabyte-long value gives a short message.
-std::string clip_lines(std::string_view message) {
-  std::string out;
-  while (!message.empty()) {
-    const auto nl = message.find('\n');
-    out += sdk::excerpt(message.substr(0, nl), 2 * sdk::kExcerptBytes);
-    if (nl == std::string_view::npos) break;
-    out += '\n';
-    message.remove_prefix(nl + 1);
-  }
-  return out;
-}
-
 // An error at a place of the text toml11 has not parsed, in toml11's layout: the file, the
 // line (an excerpt) and a mark under the column.
 [[noreturn]] void fail_at(const std::string& path, std::size_t line_no, std::string_view line,
@@ -317,20 +303,22 @@ void check_ranges(const TomlValue& v, const std::string& key_path) {
 
 }  // namespace
 
+// toml11 quotes the whole source line in its messages and underlines the whole value: each
+// line of a message is cut to an excerpt, so that a megabyte-long value gives a short message.
 void fail(const TomlValue& where, std::string_view key_path, std::string_view message,
           std::string_view comment, std::vector<std::string> hints) {
   const std::string head =
       fmt::format("[error] {}: {}{}", sdk::excerpt(key_path), message, origin_note(where));
   throw ConfigError(
-      clip_lines(toml::format_error(head, where, std::string(comment), std::move(hints))));
+      sdk::excerpt_lines(toml::format_error(head, where, std::string(comment), std::move(hints))));
 }
 
 void fail(const TomlValue& first, std::string_view first_comment, const TomlValue& second,
           std::string_view second_comment, std::string_view key_path, std::string_view message) {
   const std::string head =
       fmt::format("[error] {}: {}{}", sdk::excerpt(key_path), message, origin_note(second));
-  throw ConfigError(clip_lines(toml::format_error(head, first, std::string(first_comment), second,
-                                                  std::string(second_comment))));
+  throw ConfigError(sdk::excerpt_lines(toml::format_error(head, first, std::string(first_comment),
+                                                          second, std::string(second_comment))));
 }
 
 std::string where(const TomlValue& v) {
@@ -355,7 +343,7 @@ std::optional<TomlValue> try_parse_document(const std::string& text, const std::
       root = toml::parse<toml::discard_comments, std::map, std::vector>(in, path);
     }
   } catch (const toml::syntax_error& e) {
-    if (syntax_error != nullptr) *syntax_error = clip_lines(e.what());
+    if (syntax_error != nullptr) *syntax_error = sdk::excerpt_lines(e.what());
     return std::nullopt;
   }
   check_ranges(root, "");

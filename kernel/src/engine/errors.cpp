@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "arbo/kernel/errors.hpp"
 
+#include "arbo/sdk/excerpt.hpp"
+
 namespace arbo::kernel {
 
 namespace {
@@ -21,9 +23,12 @@ std::string component_error(std::string_view component_id, std::string_view meth
   const std::string id(component_id);
   const std::string call = std::string(method) + "(): ";
   if (strip(what, "[" + id + "] ") || strip(what, id + ": ")) strip(what, call);
+  // A plugin's message may quote a value whole (an expression's line with a caret under it):
+  // each line is cut to an excerpt, so a megabyte-long value gives a short message.
+  const std::string clipped = sdk::excerpt_lines(what, 10 * sdk::kExcerptBytes);
   std::string out;
-  out.reserve(id.size() + call.size() + what.size() + 2);
-  out.append(id).append(": ").append(call).append(what);
+  out.reserve(id.size() + call.size() + clipped.size() + 2);
+  out.append(id).append(": ").append(call).append(clipped);
   return out;
 }
 

@@ -77,7 +77,8 @@ class OutputError : public KernelError {
 /// definite`. `component_id` is the component's id ("kind/name"), `method` the called method
 /// without parentheses. A `what` that already begins with the component's own prefix (a plugin
 /// that names itself, as `[kind/name] method(): ...` or `kind/name: method(): ...`) is not
-/// prefixed twice. O(message length).
+/// prefixed twice. Each line of `what` is cut to 2000 bytes (`sdk::excerpt_lines`), since a
+/// plugin may quote a long value whole. O(message length).
 std::string component_error(std::string_view component_id, std::string_view method,
                             std::string_view what);
 

@@ -22,4 +22,10 @@ inline constexpr std::size_t kExcerptBytes = 200;
 /// `max_bytes` bytes (never cutting a UTF-8 character in two) and "... (N bytes)".
 ARBO_SDK_API std::string excerpt(std::string_view text, std::size_t max_bytes = kExcerptBytes);
 
+/// `text` with each of its lines cut by `excerpt` to `max_line_bytes`: for a message built by
+/// someone else (a library's error with a copy of the source line, a plugin's message) that may
+/// quote a long value whole.
+ARBO_SDK_API std::string excerpt_lines(std::string_view text,
+                                       std::size_t max_line_bytes = 2 * kExcerptBytes);
+
 }  // namespace arbo::sdk
