@@ -169,6 +169,23 @@ TEST_F(StudyIntegrity, AStudyPathThatIsAFileExitsFive) {
   EXPECT_EQ(slurp(dir_ / "afile"), "not a directory\n");
 }
 
+// A log that cannot be opened is a study error, not an internal one, and a creation that
+// fails on it leaves no study.
+TEST_F(StudyIntegrity, AStudyLogThatCannotBeOpenedExitsFive) {
+  write("p.toml", kPipeline);
+  fs::create_directories(dir_ / "new" / "arbo.log");
+  CliResult r = arbo("run p.toml --study new -q");
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_NE(r.err.find("study new: cannot open its log"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "new" / "study.db"));
+  ASSERT_EQ(arbo("init p.toml --study s").code, 0);
+  fs::remove(dir_ / "s" / "arbo.log");
+  fs::create_directories(dir_ / "s" / "arbo.log");
+  r = arbo("run --resume --study s -q");
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_NE(r.err.find("study s: cannot open its log"), std::string::npos) << r.err;
+}
+
 // Each damage of a row's point or values: every reader and --resume exit 5 and name the
 // observation (before, a wrong length was read out of bounds: a crash or garbage).
 TEST_F(StudyIntegrity, DamagedObservationsExitFiveNamingThem) {

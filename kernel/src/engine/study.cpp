@@ -57,6 +57,20 @@ ComponentLookup lookup_from(const PluginRegistry& registry) {
   return lookup;
 }
 
+namespace {
+
+// The study's log, dir/arbo.log. One that cannot be opened (a directory in its place, no
+// permission) is a study error, exit 5, not an internal one.
+std::shared_ptr<spdlog::logger> open_study_log(const fs::path& dir, bool verbose) {
+  try {
+    return make_logger("arbo", (dir / "arbo.log").string(), verbose);
+  } catch (const spdlog::spdlog_ex& e) {
+    throw StudyError(fmt::format("study {}: cannot open its log: {}", dir.string(), e.what()));
+  }
+}
+
+}  // namespace
+
 struct Study::Impl {
   // Held from before the study is read until after the store is closed (declared first, so
   // destroyed last): the one driver of the study.
@@ -263,7 +277,7 @@ std::unique_ptr<Study> Study::create(const fs::path& dir, Pipeline pipeline,
   auto impl = std::make_unique<Impl>(std::move(lock), dir, StudyStore::create_uncommitted(dir),
                                      std::move(pipeline), registry);
   test_signal_point("create:schema");
-  impl->logger = make_logger("arbo", (dir / "arbo.log").string(), verbose);
+  impl->logger = open_study_log(dir, verbose);
   impl->build(dir);
   test_signal_point("create:built");
   auto& store = impl->store;
@@ -307,7 +321,7 @@ std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& re
   pipeline.source_path = store.meta("source_path").value_or("");
   auto impl =
       std::make_unique<Impl>(std::move(lock), dir, std::move(store), std::move(pipeline), registry);
-  impl->logger = make_logger("arbo", (dir / "arbo.log").string(), verbose);
+  impl->logger = open_study_log(dir, verbose);
   impl->build(dir);
   impl->check_stored_names();
   impl->load_observations();
