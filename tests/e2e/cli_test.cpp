@@ -32,25 +32,6 @@ class Cli : public arbo::test::CliTest {
     EXPECT_EQ(r.code, 0) << r.err;
     return json::parse(r.out);
   }
-
-  // Starts `arbo <args>` in the background; returns its pid.
-  pid_t spawn(const std::vector<std::string>& args) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      if (chdir(dir_.c_str()) != 0) _exit(127);
-      setenv("ARBO_PLUGIN_PATH", ARBO_FAULTY_PLUGIN_DIR, 1);
-      FILE* f = freopen("bg_out.txt", "w", stdout);
-      FILE* g = freopen("bg_err.txt", "w", stderr);
-      (void)f;
-      (void)g;
-      std::vector<char*> argv{const_cast<char*>(ARBO_CLI)};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(ARBO_CLI, argv.data());
-      _exit(127);
-    }
-    return pid;
-  }
 };
 
 const char* kSlowObjective = R"(import json, sys, time
