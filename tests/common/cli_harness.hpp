@@ -70,9 +70,10 @@ class CliTest : public TempDirTest {
 
   /// Starts `arbo <args>` in `dir_` in the background, with the same environment as arbo(),
   /// stdout to bg_out.txt and stderr to bg_err.txt; returns its pid (the shell execs arbo).
-  pid_t spawn(const std::vector<std::string>& args) {
-    std::string cmd =
-        "cd '" + dir_.string() + "' && exec env " + env_ + "'" + ARBO_CLI + "' " + leading_args_;
+  /// `before` (shell commands ending with ';') runs first, `trap '' INT;` for example.
+  pid_t spawn(const std::vector<std::string>& args, const std::string& before = "") {
+    std::string cmd = "cd '" + dir_.string() + "' && " + before + " exec env " + env_ + "'" +
+                      ARBO_CLI + "' " + leading_args_;
     for (const auto& a : args) cmd += "'" + a + "' ";
     cmd += ">bg_out.txt 2>bg_err.txt </dev/null";
     const pid_t pid = fork();

@@ -117,10 +117,10 @@ class Signals : public arbo::test::CliTest {
   struct Started {
     pid_t driver = 0, cmd = 0, child = 0;
   };
-  std::optional<Started> start_long(const std::string& trap) {
+  std::optional<Started> start_long(const std::string& trap, const std::string& before = "") {
     write("p.toml", pipeline(long_command(trap), 3));
     Started s;
-    s.driver = spawn({"run", "p.toml", "--study", "s"});
+    s.driver = spawn({"run", "p.toml", "--study", "s"}, before);
     const auto cmd = pid_in("cmd.pid"), child = pid_in("child.pid");
     if (!cmd || !child) {
       kill(s.driver, SIGKILL);
@@ -157,6 +157,31 @@ TEST_F(Signals, SigtermDuringAnEvaluationEndsItsGroupAndLeavesItPending) {
   const CliResult r = arbo("run --resume --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   for (const auto& o : export_json("s")) EXPECT_EQ(o["status"], "complete") << o.dump();
+}
+
+// Whether the signal mask `field` (SigIgn, SigCgt) in /proc/PID/status has `signal`.
+bool signal_in(pid_t pid, const std::string& field, int signal) {
+  std::istringstream in(slurp("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field + ":", 0) == 0) {
+      return (std::stoull(line.substr(field.size() + 1), nullptr, 16) >> (signal - 1)) & 1;
+    }
+  }
+  return false;
+}
+
+TEST_F(Signals, NohupKeepsAHangupIgnoredAndAnIgnoredSigintStillStops) {
+  // `nohup` ignores SIGHUP; a shell script's `arbo run &` ignores SIGINT.
+  const auto run = start_long("trap 'echo > got_term; exit 1' TERM;", "trap '' INT HUP;");
+  ASSERT_TRUE(run) << slurp(dir_ / "bg_err.txt");
+  EXPECT_TRUE(signal_in(run->driver, "SigIgn", SIGHUP));
+  EXPECT_TRUE(signal_in(run->driver, "SigCgt", SIGINT));
+  EXPECT_TRUE(signal_in(run->driver, "SigCgt", SIGTERM));
+  ASSERT_EQ(kill(run->driver, SIGINT), 0);
+  const auto status = wait_exit(run->driver);
+  ASSERT_TRUE(status && WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 130) << slurp(dir_ / "bg_err.txt");
+  EXPECT_TRUE(gone(*run));
 }
 
 TEST_F(Signals, ASecondSigtermDoesNotLeaveTheCommandRunning) {
