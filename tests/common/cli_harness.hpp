@@ -107,34 +107,33 @@ class CliTest : public TempDirTest {
         leading_args_(std::move(leading_args)) {}
 
   /// Runs `arbo <args>` (shell words) with `input` on stdin, or /dev/null without one.
-  CliResult arbo(const std::string& args, const std::optional<std::string>& input = std::nullopt) {
+  /// `stdout_to` (a shell word) takes the standard output instead of `CliResult::out`.
+  CliResult arbo(const std::string& args, const std::optional<std::string>& input = std::nullopt,
+                 const std::string& stdout_to = "") {
     if (input) std::ofstream(dir_ / "in.txt") << *input;
     const std::string cmd = "cd '" + dir_.string() + "' && " + env_ + "'" + ARBO_CLI + "' " +
-                            leading_args_ + args + " >out.txt 2>err.txt " +
+                            leading_args_ + args + " >" +
+                            (stdout_to.empty() ? "out.txt" : stdout_to) + " 2>err.txt " +
                             (input ? "<in.txt" : "</dev/null");
     const int status = std::system(cmd.c_str());
     CliResult r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(dir_ / "out.txt");
+    if (stdout_to.empty()) r.out = slurp(dir_ / "out.txt");
     r.err = slurp(dir_ / "err.txt");
     return r;
   }
 
-  /// Starts `arbo <args>` in the background in `dir_`, stdout to bg_out.txt and stderr to
-  /// bg_err.txt, with ARBO_PLUGIN_PATH set to `plugin_path` when one is given; returns its pid.
-  pid_t spawn(const std::vector<std::string>& args, const char* plugin_path = nullptr) {
+  /// Starts `arbo <args>` in `dir_` in the background, with the same environment as arbo(),
+  /// stdout to bg_out.txt and stderr to bg_err.txt; returns its pid (the shell execs arbo).
+  /// `before` (shell commands ending with ';') runs first, `trap '' INT;` for example.
+  pid_t spawn(const std::vector<std::string>& args, const std::string& before = "") {
+    std::string cmd = "cd '" + dir_.string() + "' && " + before + " exec env " + env_ + "'" +
+                      ARBO_CLI + "' " + leading_args_;
+    for (const auto& a : args) cmd += "'" + a + "' ";
+    cmd += ">bg_out.txt 2>bg_err.txt </dev/null";
     const pid_t pid = fork();
     if (pid == 0) {
-      if (chdir(dir_.c_str()) != 0) _exit(127);
-      if (plugin_path != nullptr) setenv("ARBO_PLUGIN_PATH", plugin_path, 1);
-      FILE* f = freopen("bg_out.txt", "w", stdout);
-      FILE* g = freopen("bg_err.txt", "w", stderr);
-      (void)f;
-      (void)g;
-      std::vector<char*> argv{const_cast<char*>(ARBO_CLI)};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(ARBO_CLI, argv.data());
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     return pid;

@@ -32,11 +32,6 @@ class Cli : public arbo::test::CliTest {
     EXPECT_EQ(r.code, 0) << r.err;
     return json::parse(r.out);
   }
-
-  // Starts `arbo <args>` in the background; returns its pid.
-  pid_t spawn(const std::vector<std::string>& args) {
-    return CliTest::spawn(args, ARBO_FAULTY_PLUGIN_DIR);
-  }
 };
 
 const char* kSlowObjective = R"(import json, sys, time

@@ -30,14 +30,25 @@ using arbo::test::CliResult;
 using arbo::test::slurp;
 using nlohmann::json;
 
-// A pipeline around `command` (a TOML array), one real parameter.
-std::string pipeline(const std::string& command, int budget, double timeout = 120.0,
-                     int design = 2) {
-  return "[study]\nseed = 3\nbudget = " + std::to_string(budget) +
-         "\n[problem]\ncommand = " + command + "\ntimeout = " + std::to_string(timeout) +
-         "\n[[problem.parameters]]\nname = \"x\"\ntype = \"real\"\nlow = 0.0\nhigh = 1.0\n"
-         "[initial_design]\nsize = " +
-         std::to_string(design) + "\n[inner_solver]\nplugin = \"random\"\n";
+// A pipeline; `problem` is the body of its [problem] table.
+std::string pipeline(const std::string& problem, int budget, int design = 2,
+                     const std::string& solver = "random") {
+  return "[study]\nseed = 3\nbudget = " + std::to_string(budget) + "\n[problem]\n" + problem +
+         "[initial_design]\nsize = " + std::to_string(design) + "\n[inner_solver]\nplugin = \"" +
+         solver + "\"\n";
+}
+
+// The [problem] body of an external command (`argv`, a TOML array) of one real parameter.
+std::string command(const std::string& argv, double timeout = 120.0) {
+  return "command = " + argv + "\ntimeout = " + std::to_string(timeout) +
+         "\n[[problem.parameters]]\nname = \"x\"\ntype = \"real\"\nlow = 0.0\nhigh = 1.0\n";
+}
+
+// A command that records its pid and a child's, then waits long; with a file `fast` it answers
+// at once. With `trap`, SIGTERM writes `got_term` (and ends it), or is ignored (`trap '' TERM`).
+std::string long_command(const std::string& trap) {
+  return command(R"(["sh", "-c", "if [ -e fast ]; then echo 1; exit 0; fi; )" + trap +
+                 R"( sleep 300 & echo $! > child.pid; echo $$ > cmd.pid; wait"])");
 }
 
 // True while process `pid` exists and is not a zombie (an orphan's zombie may wait for an init
@@ -66,11 +77,6 @@ class Signals : public arbo::test::CliTest {
       : CliTest("arbo_signals_",
                 std::string("ARBO_PLUGIN_PATH='") + ARBO_FAULTY_PLUGIN_DIR + "' ") {}
 
-  // Starts `arbo <args>` in the background, stdout to bg_out.txt and stderr to bg_err.txt.
-  pid_t spawn(const std::vector<std::string>& args) {
-    return CliTest::spawn(args, ARBO_FAULTY_PLUGIN_DIR);
-  }
-
   // The wait status of `pid` once it ends, or nothing (and it is killed) after `seconds`.
   static std::optional<int> wait_exit(pid_t pid, double seconds = 60.0) {
     int status = 0;
@@ -78,18 +84,6 @@ class Signals : public arbo::test::CliTest {
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
     return std::nullopt;
-  }
-
-  // Runs `arbo <args>` with standard output sent to `target` (a shell word).
-  CliResult arbo_to(const std::string& args, const std::string& target) {
-    const std::string cmd = "cd '" + dir_.string() + "' && ARBO_PLUGIN_PATH='" +
-                            ARBO_FAULTY_PLUGIN_DIR + "' '" + ARBO_CLI + "' " + args + " >" +
-                            target + " 2>err.txt </dev/null";
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.err = slurp(dir_ / "err.txt");
-    return r;
   }
 
   json export_json(const std::string& study) {
@@ -118,28 +112,43 @@ class Signals : public arbo::test::CliTest {
     ::close(fd);
     return free;
   }
+
+  // `arbo run` of study s on long_command(trap), once the command and its child run.
+  struct Started {
+    pid_t driver = 0, cmd = 0, child = 0;
+  };
+  std::optional<Started> start_long(const std::string& trap, const std::string& before = "") {
+    write("p.toml", pipeline(long_command(trap), 3));
+    Started s;
+    s.driver = spawn({"run", "p.toml", "--study", "s"}, before);
+    const auto cmd = pid_in("cmd.pid"), child = pid_in("child.pid");
+    if (!cmd || !child) {
+      kill(s.driver, SIGKILL);
+      waitpid(s.driver, nullptr, 0);
+      return std::nullopt;
+    }
+    s.cmd = *cmd;
+    s.child = *child;
+    return s;
+  }
+
+  // Whether the command and its child are gone (waiting for it).
+  static bool gone(const Started& s) {
+    return wait_until([&] { return !alive(s.cmd) && !alive(s.child); });
+  }
 };
 
-// A command that records its pid and a child's, then waits long; with a file `fast` it answers
-// at once. With `trap`, SIGTERM writes `got_term` (and ends it), or is ignored (`trap '' TERM`).
-std::string long_command(const std::string& trap) {
-  return R"(["sh", "-c", "if [ -e fast ]; then echo 1; exit 0; fi; )" + trap +
-         R"( sleep 300 & echo $! > child.pid; echo $$ > cmd.pid; wait"])";
-}
-
 TEST_F(Signals, SigtermDuringAnEvaluationEndsItsGroupAndLeavesItPending) {
-  write("p.toml", pipeline(long_command("trap 'echo > got_term; exit 1' TERM;"), 3));
-  const pid_t driver = spawn({"run", "p.toml", "--study", "s"});
-  const auto cmd = pid_in("cmd.pid"), child = pid_in("child.pid");
-  ASSERT_TRUE(cmd && child) << slurp(dir_ / "bg_err.txt");
-  ASSERT_EQ(kill(driver, SIGTERM), 0);
-  const auto status = wait_exit(driver);
+  const auto run = start_long("trap 'echo > got_term; exit 1' TERM;");
+  ASSERT_TRUE(run) << slurp(dir_ / "bg_err.txt");
+  ASSERT_EQ(kill(run->driver, SIGTERM), 0);
+  const auto status = wait_exit(run->driver);
   ASSERT_TRUE(status) << "arbo waited for the command instead of ending it";
   ASSERT_TRUE(WIFEXITED(*status)) << *status;
   EXPECT_EQ(WEXITSTATUS(*status), 130) << slurp(dir_ / "bg_err.txt");
   EXPECT_NE(slurp(dir_ / "bg_out.txt").find("arbo run --resume --study s"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir_ / "got_term")) << "the command did not get SIGTERM first";
-  EXPECT_TRUE(wait_until([&] { return !alive(*cmd) && !alive(*child); }));
+  EXPECT_TRUE(gone(*run));
   const json obs = export_json("s");
   ASSERT_EQ(obs.size(), 1u);
   EXPECT_EQ(obs[0]["status"], "pending") << obs.dump();
@@ -150,42 +159,61 @@ TEST_F(Signals, SigtermDuringAnEvaluationEndsItsGroupAndLeavesItPending) {
   for (const auto& o : export_json("s")) EXPECT_EQ(o["status"], "complete") << o.dump();
 }
 
+// Whether the signal mask `field` (SigIgn, SigCgt) in /proc/PID/status has `signal`.
+bool signal_in(pid_t pid, const std::string& field, int signal) {
+  std::istringstream in(slurp("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field + ":", 0) == 0) {
+      return (std::stoull(line.substr(field.size() + 1), nullptr, 16) >> (signal - 1)) & 1;
+    }
+  }
+  return false;
+}
+
+TEST_F(Signals, NohupKeepsAHangupIgnoredAndAnIgnoredSigintStillStops) {
+  // `nohup` ignores SIGHUP; a shell script's `arbo run &` ignores SIGINT.
+  const auto run = start_long("trap 'echo > got_term; exit 1' TERM;", "trap '' INT HUP;");
+  ASSERT_TRUE(run) << slurp(dir_ / "bg_err.txt");
+  EXPECT_TRUE(signal_in(run->driver, "SigIgn", SIGHUP));
+  EXPECT_TRUE(signal_in(run->driver, "SigCgt", SIGINT));
+  EXPECT_TRUE(signal_in(run->driver, "SigCgt", SIGTERM));
+  ASSERT_EQ(kill(run->driver, SIGINT), 0);
+  const auto status = wait_exit(run->driver);
+  ASSERT_TRUE(status && WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 130) << slurp(dir_ / "bg_err.txt");
+  EXPECT_TRUE(gone(*run));
+}
+
 TEST_F(Signals, ASecondSigtermDoesNotLeaveTheCommandRunning) {
   // The command ignores SIGTERM: arbo waits for the grace period, and the second signal kills
   // arbo in the middle of it. The command's group must still be killed.
-  write("p.toml", pipeline(long_command("trap '' TERM;"), 3));
-  const pid_t driver = spawn({"run", "p.toml", "--study", "s"});
-  const auto cmd = pid_in("cmd.pid"), child = pid_in("child.pid");
-  ASSERT_TRUE(cmd && child) << slurp(dir_ / "bg_err.txt");
-  ASSERT_EQ(kill(driver, SIGTERM), 0);
+  const auto run = start_long("trap '' TERM;");
+  ASSERT_TRUE(run) << slurp(dir_ / "bg_err.txt");
+  ASSERT_EQ(kill(run->driver, SIGTERM), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  kill(driver, SIGTERM);
-  ASSERT_TRUE(wait_exit(driver));
-  EXPECT_TRUE(wait_until([&] { return !alive(*cmd) && !alive(*child); }))
-      << "the command's group outlived arbo";
+  kill(run->driver, SIGTERM);
+  ASSERT_TRUE(wait_exit(run->driver));
+  EXPECT_TRUE(gone(*run)) << "the command's group outlived arbo";
   EXPECT_TRUE(wait_until([&] { return lock_free("s"); }));
   EXPECT_EQ(export_json("s")[0]["status"], "pending");
 }
 
 TEST_F(Signals, KillNineOfTheDriverEndsTheEvaluationBeforeAResumeCanStartIt) {
-  write("p.toml", pipeline(long_command("trap '' TERM;"), 3));
-  const pid_t driver = spawn({"run", "p.toml", "--study", "s"});
-  const auto cmd = pid_in("cmd.pid"), child = pid_in("child.pid");
-  ASSERT_TRUE(cmd && child) << slurp(dir_ / "bg_err.txt");
-  ASSERT_EQ(kill(driver, SIGKILL), 0);
-  ASSERT_TRUE(wait_exit(driver));
+  const auto run = start_long("trap '' TERM;");
+  ASSERT_TRUE(run) << slurp(dir_ / "bg_err.txt");
+  ASSERT_EQ(kill(run->driver, SIGKILL), 0);
+  ASSERT_TRUE(wait_exit(run->driver));
   write("fast", "");
-  // While the old evaluation is being ended, the study stays locked: a resume started now
-  // either finds it locked or finds the old command gone, never both running.
+  // While the old evaluation is being ended (it ignores SIGTERM: 2 s), the study stays
+  // locked. A resume that returns while the old command still runs cannot have run.
   const CliResult early = arbo("run --resume --study s");
-  if (early.code == 0) {
-    EXPECT_FALSE(alive(*cmd) || alive(*child)) << "two copies of the evaluation ran";
-  } else {
-    EXPECT_EQ(early.code, 5) << early.err;
+  if (alive(run->cmd) || alive(run->child)) {
+    EXPECT_EQ(early.code, 5) << "a resume ran beside the evaluation it replaces: " << early.err;
+  }
+  if (early.code != 0) {
     EXPECT_NE(early.err.find("in use"), std::string::npos) << early.err;
   }
-  EXPECT_TRUE(wait_until([&] { return !alive(*cmd) && !alive(*child); }))
-      << "the evaluation outlived the driver";
+  EXPECT_TRUE(gone(*run)) << "the evaluation outlived the driver";
   ASSERT_TRUE(wait_until([&] { return lock_free("s"); }));
   const CliResult r = arbo("run --resume --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -205,7 +233,7 @@ for fd in sorted(os.listdir("/proc/self/fd"), key=int):
 open("fds.txt", "w").write("\n".join(names) + "\n")
 print(0)
 )");
-  write("p.toml", pipeline(R"(["python3", "fds.py"])", 1, 120.0, 1));
+  write("p.toml", pipeline(command(R"(["python3", "fds.py"])"), 1, 1));
   const CliResult r = arbo("run p.toml --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   std::istringstream in(slurp(dir_ / "fds.txt"));
@@ -228,7 +256,7 @@ case "$input" in
   *) echo 2; exec >&-; sleep 300 & echo $! > left2.pid ;;
 esac
 )");
-  write("p.toml", pipeline(R"(["sh", "obj.sh"])", 2, 60.0));
+  write("p.toml", pipeline(command(R"(["sh", "obj.sh"])", 60.0), 2));
   const CliResult r = arbo("run p.toml --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const json obs = export_json("s");
@@ -256,7 +284,7 @@ if i == 1:
 else:
     sys.stdout.write(line * 1000 + "b" * (5 << 20) + "\n")
 )");
-  write("p.toml", pipeline(R"(["python3", "obj.py"])", 2));
+  write("p.toml", pipeline(command(R"(["python3", "obj.py"])"), 2));
   const CliResult r = arbo("run p.toml --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const json obs = export_json("s");
@@ -269,7 +297,7 @@ else:
 }
 
 TEST_F(Signals, SighupStopsLikeSigtermAndEveryProgressLineIsWritten) {
-  write("p.toml", pipeline(R"(["sh", "-c", "echo 1"])", 100000));
+  write("p.toml", pipeline(command(R"(["sh", "-c", "echo 1"])"), 100000));
   const pid_t driver = spawn({"run", "p.toml", "--study", "s"});
   ASSERT_TRUE(wait_until([&] {
     const std::string out = slurp(dir_ / "bg_out.txt");
@@ -295,16 +323,7 @@ TEST_F(Signals, SighupStopsLikeSigtermAndEveryProgressLineIsWritten) {
 
 TEST_F(Signals, CtrlCReachesThePluginsCancelled) {
   // The inner solver works until its context is cancelled: only the interrupt ends the run.
-  write("p.toml", R"([study]
-seed = 1
-budget = 5
-[problem]
-plugin = "faulty"
-[initial_design]
-size = 2
-[inner_solver]
-plugin = "until_cancelled"
-)");
+  write("p.toml", pipeline("plugin = \"faulty\"\n", 5, 2, "until_cancelled"));
   const pid_t driver = spawn({"run", "p.toml", "--study", "s"});
   ASSERT_TRUE(wait_until([&] {
     return slurp(dir_ / "s" / "arbo.log").find("solving until cancelled") != std::string::npos;
@@ -321,9 +340,9 @@ plugin = "until_cancelled"
 }
 
 TEST_F(Signals, OutputThatCannotBeWrittenIsAnErrorAndTheStudyIsKept) {
-  write("p.toml", pipeline(R"(["sh", "-c", "echo 1"])", 6));
+  write("p.toml", pipeline(command(R"(["sh", "-c", "echo 1"])"), 6));
   const std::string full = "No space left on device";
-  CliResult r = arbo_to("run p.toml --study s", "/dev/full");
+  CliResult r = arbo("run p.toml --study s", std::nullopt, "/dev/full");
   EXPECT_EQ(r.code, 7) << r.err;
   EXPECT_NE(r.err.find("cannot write standard output: " + full), std::string::npos) << r.err;
   // Said once while the run went on, once at the end.
@@ -335,7 +354,7 @@ TEST_F(Signals, OutputThatCannotBeWrittenIsAnErrorAndTheStudyIsKept) {
   for (const std::string args :
        {"show s", "show s --pipeline", "export s --format csv", "export s --format json",
         "check p.toml", "problems", "plugins", "--help"}) {
-    r = arbo_to(args, "/dev/full");
+    r = arbo(args, std::nullopt, "/dev/full");
     EXPECT_EQ(r.code, 7) << args << ": " << r.err;
     EXPECT_EQ(r.err, "arbo: error: cannot write standard output: " + full + "\n") << args;
   }

@@ -60,8 +60,10 @@ void catch_interrupts() {
   for (std::size_t k = 0; k < std::size(kInterruptSignals); ++k) {
     struct sigaction previous {};
     sigaction(kInterruptSignals[k], nullptr, &previous);
-    // A signal the caller ignores stays ignored: `nohup arbo run` must outlive a hangup.
-    if (previous.sa_handler == SIG_IGN) continue;
+    // An ignored SIGHUP stays ignored: `nohup arbo run` must outlive a hangup. SIGINT and
+    // SIGTERM are caught even when ignored, as before: a shell script's `arbo run &` has
+    // SIGINT ignored, and `kill -INT` must still stop it cleanly.
+    if (kInterruptSignals[k] == SIGHUP && previous.sa_handler == SIG_IGN) continue;
     struct sigaction sa {};
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);

@@ -39,7 +39,7 @@ std::atomic<bool>& interrupt_flag();
 /// Turns the first SIGINT, SIGTERM or SIGHUP into interrupt_flag(), for the running command to
 /// stop cleanly (an external command in progress is terminated); a second one acts as before
 /// (by default it kills at once; what was stored is safe either way, and the evaluation's
-/// supervisor still ends the command). A signal the process ignores (nohup) stays ignored.
+/// supervisor still ends the command). An ignored SIGHUP (nohup) stays ignored.
 void catch_interrupts();
 /// Back to what SIGINT, SIGTERM and SIGHUP did before catch_interrupts().
 void release_interrupts();
