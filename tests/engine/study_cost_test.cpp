@@ -117,6 +117,7 @@ TEST_F(StudyCostTest, ResumeReadsEachObservationOnce) {
   }
   SqlCounter counter;
   auto study = Study::open(dir_ / "s", registry_);
+  EXPECT_EQ(study->observation_count(), kObservations);
   study->set_limits(kObservations + 5, 0);
   const RunSummary s = study->run({});
   EXPECT_EQ(s.evaluations, 5);

@@ -359,6 +359,8 @@ const std::vector<BlackBoxConstraint>& Study::constraints() const noexcept {
   return impl_->components->constraints;
 }
 
+std::int64_t Study::observation_count() const noexcept { return impl_->total; }
+
 std::optional<Observation> Study::best() const {
   if (!impl_->best) return std::nullopt;
   return impl_->store.observation(impl_->best_id);
