@@ -9,10 +9,10 @@ Branin, `inner_solver/random`, `--quiet`), then, on copies of that complete stud
 
 - resume:        `arbo run --resume` with nothing left to do: process start, plugin loading,
                  opening the study and rebuilding its dataset from N observations;
-- per iteration: `arbo run --resume --set study.budget=N+EXTRA` minus the resume above,
-                 divided by EXTRA: the cost of one evaluation in a study of about N
-                 observations (random search on Branin: the plugins' share is microseconds,
-                 the rest is the kernel and its two SQLite commits);
+- per iteration: `arbo run --resume --set study.budget=N+EXTRA`: the loop's wall time (as
+                 the run's summary line prints it) over EXTRA, the cost of one evaluation in
+                 a study of about N observations (random search on Branin: the plugins'
+                 share is microseconds, the rest is the kernel and its two SQLite commits);
 - show:          `arbo show` (reads every observation once: the floor for a resume).
 
 Each figure is the median of REPEATS runs. The smallest size is the baseline: the report gives
@@ -26,6 +26,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -37,21 +38,33 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PIPELINE = ROOT / "configs" / "quickstart.toml"
 
 
+# The summary line of `arbo run`: "<termination>: E evaluations in this run, ..., S s".
+SUMMARY = re.compile(r"(\d+) evaluations in this run, .*, ([0-9.]+) s$", re.M)
+
+
 def timed(args):
+    """Wall time of the command, and its standard output."""
     t0 = time.perf_counter()
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
-    return time.perf_counter() - t0
+    out = subprocess.run(args, check=True, stdout=subprocess.PIPE, text=True, cwd=ROOT).stdout
+    return time.perf_counter() - t0, out
 
 
-def median_of(repeats, make_args, study, scratch):
-    """Median wall time of `make_args(copy)` over fresh copies of `study`."""
-    times = []
+def loop_seconds_per_evaluation(out):
+    m = SUMMARY.search(out)
+    if not m or int(m.group(1)) == 0:
+        sys.exit(f"no evaluations in the run's summary: {out!r}")
+    return float(m.group(2)) / int(m.group(1))
+
+
+def median_of(repeats, make_args, study, scratch, measure):
+    """Median of `measure(wall, stdout)` of `make_args(copy)` over fresh copies of `study`."""
+    values = []
     for _ in range(repeats):
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.copytree(study, scratch)
-        times.append(timed(make_args(scratch)))
+        values.append(measure(*timed(make_args(scratch))))
     shutil.rmtree(scratch, ignore_errors=True)
-    return statistics.median(times)
+    return statistics.median(values)
 
 
 def commit_of(build):
@@ -84,6 +97,8 @@ def main():
     ap.add_argument("--extra", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", help="also write the results as JSON to this file")
+    ap.add_argument("--label", help="names the build in the report (default: the commit of "
+                    "the source tree it was configured from, which may have moved since)")
     a = ap.parse_args()
     arbo = str(pathlib.Path(a.build).resolve() / "bin" / "arbo")
     sizes = [int(s) for s in a.sizes.split(",")]
@@ -92,18 +107,20 @@ def main():
     try:
         for n in sizes:
             study = tmp / f"s{n}"
-            create = timed([arbo, "run", str(PIPELINE), "--study", str(study), "--quiet",
-                            "--set", f"study.budget={n}"])
+            create, _ = timed([arbo, "run", str(PIPELINE), "--study", str(study), "--quiet",
+                               "--set", f"study.budget={n}"])
             scratch = tmp / "copy"
             resume = median_of(a.repeats, lambda s: [arbo, "run", "--resume", "--study", str(s),
-                                                     "--quiet"], study, scratch)
-            extend = median_of(a.repeats, lambda s: [arbo, "run", "--resume", "--study", str(s),
-                                                     "--quiet", "--set",
-                                                     f"study.budget={n + a.extra}"],
-                               study, scratch)
-            show = statistics.median(timed([arbo, "show", str(study)])
+                                                     "--quiet"], study, scratch,
+                               lambda wall, out: wall)
+            per_iteration = median_of(a.repeats,
+                                      lambda s: [arbo, "run", "--resume", "--study", str(s),
+                                                 "--quiet", "--set",
+                                                 f"study.budget={n + a.extra}"],
+                                      study, scratch,
+                                      lambda wall, out: loop_seconds_per_evaluation(out))
+            show = statistics.median(timed([arbo, "show", str(study)])[0]
                                      for _ in range(a.repeats))
-            per_iteration = max(extend - resume, 0.0) / a.extra
             rows.append({"observations": n, "create_seconds": create, "resume_seconds": resume,
                          "per_iteration_ms": 1e3 * per_iteration, "show_seconds": show})
             shutil.rmtree(study)
@@ -117,6 +134,8 @@ def main():
         for key in ("create_seconds", "resume_seconds", "per_iteration_ms", "show_seconds"):
             r[key.rsplit("_", 1)[0] + "_ratio"] = r[key] / base[key] if base[key] > 0 else None
     src, build_type = commit_of(a.build)
+    if a.label:
+        src = a.label
     meta = {"date": datetime.date.today().isoformat(), "commit": src, "build": str(a.build),
             "build_type": build_type, "machine": platform.machine(),
             "cpus": os.cpu_count(), "load_average": os.getloadavg(),
