@@ -2,7 +2,8 @@
 """How the kernel's cost grows with the number of observations, through the real CLI.
 
     bench/kernel_overhead/scaling.py [BUILD_DIR=build] [--sizes 1000,10000,100000]
-                                     [--extra 2000] [--repeats 3] [--out FILE.json]
+                                     [--extra 2000] [--repeats 3] [--label TEXT]
+                                     [--out FILE.json]
 
 For each size N a random search of N evaluations is run (configs/quickstart.toml: constrained
 Branin, `inner_solver/random`, `--quiet`), then, on copies of that complete study:
