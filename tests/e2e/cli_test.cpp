@@ -632,4 +632,23 @@ TEST_F(Cli, PluginsListsComponentsWithParameterDocs) {
   EXPECT_NE(r.out.find("max_tries"), std::string::npos) << r.out;
 }
 
+// `ask` counts the study's observations (pending ones included) from the opened study instead
+// of reading them all a second time, and refuses once they reach the budget.
+TEST_F(Cli, AskRefusesOnceTheBudgetIsSpent) {
+  write("p.toml",
+        "[study]\nbudget = 3\n[problem]\nplugin = \"branin\"\n[initial_design]\nsize = 1\n"
+        "[inner_solver]\nplugin = \"random\"\n");
+  ASSERT_EQ(arbo("init p.toml --study s").code, 0);
+  ASSERT_EQ(arbo("ask s").code, 0);
+  ASSERT_EQ(arbo("tell s 1 --objective 1").code, 0);
+  ASSERT_EQ(arbo("ask s").code, 0);
+  ASSERT_EQ(arbo("ask s").code, 0);
+  const CliResult r = arbo("ask s");
+  EXPECT_EQ(r.code, 5);
+  EXPECT_NE(r.err.find("the budget of 3 evaluations is spent"), std::string::npos) << r.err;
+  const CliResult run = arbo("run --resume --study s --quiet");
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(export_json("s").size(), 3u);
+}
+
 }  // namespace

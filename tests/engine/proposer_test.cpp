@@ -342,13 +342,8 @@ TEST_F(ProposerTest, TheSameStateGivesTheSamePoint) {
 // declares it reads none of them; it gets an empty dataset of the right shape and proposes
 // the same points.
 TEST_F(ProposerTest, ASolverThatIgnoresDataWithoutAModelGetsNoneAndProposesTheSamePoints) {
-  RigOptions blind_options;
-  blind_options.model = false;
-  blind_options.solver_ignores_data = true;
-  RigOptions plain_options;
-  plain_options.model = false;
-  Rig blind(blind_options, dir_ / "blind");
-  Rig plain(plain_options, dir_ / "plain");
+  Rig blind(RigOptions{.model = false, .solver_ignores_data = true}, dir_ / "blind");
+  Rig plain(RigOptions{.model = false}, dir_ / "plain");
   constexpr std::int64_t kProposals = 40;
   for (std::int64_t k = 0; k < kProposals; ++k) {
     const ProposedPoint pb = blind.proposer->propose(k);
@@ -372,9 +367,7 @@ TEST_F(ProposerTest, ASolverThatIgnoresDataWithoutAModelGetsNoneAndProposesTheSa
 
 // With a model the same solver gets every observation: the marker is about model-free calls.
 TEST_F(ProposerTest, ASolverThatIgnoresDataWithoutAModelGetsItWithOne) {
-  RigOptions o;
-  o.solver_ignores_data = true;
-  Rig rig(o, dir_ / "s");
+  Rig rig(RigOptions{.solver_ignores_data = true}, dir_ / "s");
   for (std::int64_t k = 0; k < 6; ++k) {
     const ProposedPoint p = rig.proposer->propose(k);
     if (k >= 3) {

@@ -137,7 +137,7 @@ int cmd_ask(const std::vector<std::string>& args, const Globals& g) {
   if (!parse_args(args, opts, {required_arg("dir")}, vm)) return kernel::kExitOk;
   kernel::PluginRegistry registry = load_registry(g);
   auto study = kernel::Study::open(dir, registry, g.verbose);
-  if (study->store().observations().size() >= static_cast<std::size_t>(study->pipeline().budget)) {
+  if (study->observation_count() >= study->pipeline().budget) {
     throw kernel::StudyError(fmt::format(
         "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
         "--set study.budget=N'",

@@ -828,6 +828,17 @@ std::vector<Observation> StudyStore::observations() const {
   return out;
 }
 
+std::vector<Observation> StudyStore::observations(ObsStatus status) const {
+  const std::string op = fmt::format("reading {} observations", to_string(status));
+  // Prepared per call, not kept: it runs once per `run` (the pending ones to re-run).
+  Stmt s =
+      impl_->prepare(fmt::format("{} WHERE status = ?1 ORDER BY id", kSelectColumns).c_str(), op);
+  impl_->bind_text(s.get(), 1, to_string(status), op);
+  std::vector<Observation> out;
+  while (impl_->step_row(s.get(), op)) out.push_back(impl_->read_row(s.get()));
+  return out;
+}
+
 std::optional<Observation> StudyStore::observation(std::int64_t id) const {
   const std::string op = fmt::format("reading observation {}", id);
   sqlite3_stmt* s = impl_->select_one.get();

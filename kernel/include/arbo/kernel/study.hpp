@@ -113,6 +113,9 @@ class Study {
   const std::vector<BlackBoxConstraint>& constraints() const noexcept;
   /// Id and objective of the best feasible observation, if any.
   std::optional<Observation> best() const;
+  /// Observations of any status (pending included), as counted when the study was opened and
+  /// kept since. O(1).
+  std::int64_t observation_count() const noexcept;
 
  private:
   struct Impl;

@@ -116,6 +116,8 @@ class StudyStore {
 
   /// All observations in id order.
   std::vector<Observation> observations() const;
+  /// The observations with the given status, in id order (one scan, reading only those rows).
+  std::vector<Observation> observations(ObsStatus status) const;
   std::optional<Observation> observation(std::int64_t id) const;
   /// Number of observations with the given status.
   std::int64_t count(ObsStatus status) const;
