@@ -3,6 +3,7 @@
 // construct, and error messages with line numbers.
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -361,6 +362,43 @@ TEST(ModelIoRead, ConvexityUsesTheHessianWithATolerance) {
   EXPECT_FALSE(convex("x ^ 2 - 2.001 x * y + y ^ 2"));
   EXPECT_FALSE(convex("- x ^ 2"));
   EXPECT_TRUE(convex("x ^ 2 + y * x + y ^ 2 + 0 z ^ 2"));
+}
+
+// Rows of thousands of variables: separate squares, many small coupled groups and one long
+// coupled chain, which the dense test of the whole matrix took seconds to minutes on (O(n^3)).
+TEST(ModelIoRead, ConvexityOfLargeRowsIsDecidedPerCoupledBlock) {
+  const auto convex = [](const std::function<std::string(int)>& term, int n) {
+    std::string bracket = term(0);
+    for (int i = 1; i < n; ++i) bracket += " + " + term(i);
+    return read_lp("Minimize\n obj: x0\nSubject To\n q: [ " + bracket + " ] <= 1\nEnd\n")
+        .quadratic_rows()[0]
+        .convex;
+  };
+  const auto x = [](int i) { return "x" + std::to_string(i); };
+  // 5,000 separate squares.
+  EXPECT_TRUE(convex([&](int i) { return x(i) + " ^ 2"; }, 5000));
+  // 2,500 pairs, each (a + b)^2 + a^2; then one pair made indefinite.
+  const auto pair = [&](int i, double c) {
+    return fmt::format("2 {0} ^ 2 + {2} {0} * {1} + {1} ^ 2", x(2 * i), x(2 * i + 1), c);
+  };
+  EXPECT_TRUE(convex([&](int i) { return pair(i, 2.0); }, 2500));
+  EXPECT_FALSE(convex([&](int i) { return pair(i, i == 1700 ? 3.0 : 2.0); }, 2500));
+  // Band matrices with diagonal a, 2 next to it and 1 one further out: the symbol
+  // a + 4 cos t + 2 cos 2t has its minimum a - 3, so a = 3.5 is positive definite and a = 2.5
+  // indefinite, and neither is diagonally dominant (6 > a). 3,000 variables go to the sparse
+  // factorization, 600 to the dense eigenvalues.
+  const auto band = [&](double a, int n) {
+    return [&x, a, n](int i) {
+      std::string t = fmt::format("{} {} ^ 2", a, x(i));
+      if (i + 1 < n) t += fmt::format(" + 4 {} * {}", x(i), x(i + 1));
+      if (i + 2 < n) t += fmt::format(" + 2 {} * {}", x(i), x(i + 2));
+      return t;
+    };
+  };
+  EXPECT_TRUE(convex(band(3.5, 3000), 3000));
+  EXPECT_FALSE(convex(band(2.5, 3000), 3000));
+  EXPECT_TRUE(convex(band(3.5, 600), 600));
+  EXPECT_FALSE(convex(band(2.5, 600), 600));
 }
 
 TEST(ModelIoRead, QuadraticObjectiveIsHalved) {

@@ -61,9 +61,9 @@ std::string origin_note(const TomlValue& v) {
 // toml11 parses arrays, inline tables and dotted keys recursively, so a value nested 10,000
 // deep overflows the stack inside it. This linear scan of the text, which follows strings and
 // comments as TOML does, refuses any nesting deeper than kMaxTomlDepth before toml11 runs.
-// It returns the places where a newline could stand for a blank: the space or tab after a
+// It returns the places where a newline may stand, for `parse_long_lines`: just after each
 // comma between the values of an array (not inside an inline table, where TOML forbids
-// newlines), for `parse_long_lines`.
+// newlines).
 std::vector<std::size_t> scan_document(const std::string& text, const std::string& path) {
   enum class In { Plain, Comment, Basic, Literal, MultiBasic, MultiLiteral };
   In in = In::Plain;
@@ -177,8 +177,8 @@ std::vector<std::size_t> scan_document(const std::string& text, const std::strin
         break;
       case ',':
         dots = 0;
-        if (depth > 0 && tables == 0 && i + 1 < text.size() &&
-            (text[i + 1] == ' ' || text[i + 1] == '\t')) {
+        if (depth > 0 && tables == 0 && i + 1 < text.size() && text[i + 1] != '\n' &&
+            text[i + 1] != '\r') {
           blanks.push_back(i + 1);
         }
         break;
@@ -196,31 +196,43 @@ constexpr std::size_t kLinePieceBytes = 256;
 // toml11 3.7 spends time proportional to the length of a value's line on every value: it
 // looks for comments around each one and formats an error message (with a copy of the line)
 // for every basic string it reads. An array of 100,000 choices on one line took minutes (30,000
-// took 20 s). A text with long lines is therefore parsed with a newline in place of some blanks
-// after the commas of its arrays (`blanks`, from `scan_document`), where TOML reads it the same,
-// and the original bytes are put back into the text that toml11's values keep for their
-// locations: every value then costs its piece of line, and the lines, columns and excerpts of
-// later messages are the file's own. This replaces `toml::parse(std::istream&)` (same steps:
-// a final newline, the BOM) because only its `detail::location` gives access to that text.
+// took 20 s). A text with long lines is therefore parsed with a newline after some commas of
+// its arrays (`blanks`, from `scan_document`), where TOML reads it the same: in place of the
+// blank after the comma, or inserted where there is none. Once parsed, the text that toml11's
+// values keep for their locations gets the original blank back, or a space for an inserted
+// newline, so every value costs its piece of line and the line numbers of later messages are
+// the file's own; a quoted line shows a space after such commas. This replaces
+// `toml::parse(std::istream&)` (same steps: a final newline, the BOM) because only its
+// `detail::location` gives access to that text.
 std::optional<TomlValue> parse_long_lines(const std::string& text, const std::string& path,
                                           const std::vector<std::size_t>& blanks) {
-  std::vector<char> letters(text.begin(), text.end());
-  if (!letters.empty() && letters.back() != '\n' && letters.back() != '\r') letters.push_back('\n');
-  std::vector<std::size_t> broken;
-  std::size_t line_start = 0, line_end = 0, last_break = 0;
+  struct Break {
+    std::size_t at;  // in `letters`
+    char restore;    // the byte to put back once parsed
+  };
+  std::vector<char> letters;
+  std::vector<Break> broken;
+  std::size_t line_start = 0, line_end = 0, last_break = 0, copied = 0;
   for (const std::size_t at : blanks) {
     if (at >= line_end) {  // the line of `at`
       line_start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
       line_end = std::min(text.find('\n', at), text.size());
       last_break = line_start;
     }
-    if (line_end - line_start > kLongLineBytes && at - last_break >= kLinePieceBytes) {
-      letters[at] = '\n';
-      broken.push_back(at);
-      last_break = at;
-    }
+    if (line_end - line_start <= kLongLineBytes || at - last_break < kLinePieceBytes) continue;
+    if (broken.empty()) letters.reserve(text.size() + text.size() / kLinePieceBytes + 2);
+    letters.insert(letters.end(), text.begin() + static_cast<std::ptrdiff_t>(copied),
+                   text.begin() + static_cast<std::ptrdiff_t>(at));
+    copied = at;
+    const bool blank = text[at] == ' ' || text[at] == '\t';
+    broken.push_back({letters.size(), blank ? text[at] : ' '});
+    letters.push_back('\n');
+    if (blank) ++copied;
+    last_break = at;
   }
   if (broken.empty()) return std::nullopt;
+  letters.insert(letters.end(), text.begin() + static_cast<std::ptrdiff_t>(copied), text.end());
+  if (letters.back() != '\n' && letters.back() != '\r') letters.push_back('\n');
   toml::detail::location loc(path, std::move(letters));
   if (loc.source()->size() >= 3 && std::memcmp(loc.source()->data(), "\xEF\xBB\xBF", 3) == 0) {
     loc.advance(3);
@@ -232,7 +244,7 @@ std::optional<TomlValue> parse_long_lines(const std::string& text, const std::st
     if (!parsed) return std::nullopt;
     // The vector is toml11's own (created non-const), shared by every value's location.
     auto& source = const_cast<std::vector<char>&>(*loc.source());
-    for (const std::size_t at : broken) source[at] = text[at];
+    for (const Break& b : broken) source[b.at] = b.restore;
     return std::move(parsed.unwrap());
   } catch (const toml::exception&) {
     return std::nullopt;

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 #include <Eigen/Eigenvalues>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
 
 #include "arbo/sdk/error.hpp"
 
@@ -132,11 +134,40 @@ std::vector<QuadTerm> merge_quadratic(const std::vector<QuadTerm>& terms) {
   return out;
 }
 
+// Coupled blocks up to this many variables get the dense eigenvalue test (O(k^3): 0.3 s at
+// 1,000); larger ones a sparse LDL^T factorization, linear in the entries for the chains and
+// bands that quadratic rows of that size have in practice.
+constexpr Eigen::Index kDensePsdLimit = 1000;
+
+// True when the symmetric matrix `h` (unit or zero diagonal, see is_psd) is positive
+// semidefinite up to kPsdTolerance.
+bool block_is_psd(const Eigen::SparseMatrix<double>& h) {
+  const auto tolerance = [](const Eigen::VectorXd& values) {
+    return -kPsdTolerance * std::max(1.0, values.cwiseAbs().maxCoeff());
+  };
+  if (h.rows() <= kDensePsdLimit) {
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(h),
+                                                             Eigen::EigenvaluesOnly);
+    if (eig.info() != Eigen::Success) return false;
+    return eig.eigenvalues().minCoeff() >= tolerance(eig.eigenvalues());
+  }
+  // Without pivoting a semidefinite block can meet an exactly zero pivot; the factorization
+  // then fails and the row is taken as nonconvex, which costs the solver speed, never
+  // correctness (a convex row is only ever an optimization).
+  const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(h);
+  if (ldlt.info() != Eigen::Success) return false;
+  return ldlt.vectorD().minCoeff() >= tolerance(ldlt.vectorD());
+}
+
 // True when sign * q(x) is convex, i.e. the symmetric matrix H of sign * q is positive
 // semidefinite. The test runs on D^-1 H D^-1 with D = sqrt|diag H| (a congruence, so it keeps
 // the inertia): rescaling a variable then changes nothing, and the tolerance on the smallest
 // eigenvalue is relative to a matrix with a unit diagonal rather than to the largest
 // coefficient, which would hide a small negative square next to a huge positive one.
+// Before any factorization, O(terms) checks settle most rows: a negative diagonal entry is
+// not PSD, and a diagonally dominant matrix is. The rest is tested per block of variables coupled
+// by cross terms (the matrix is block diagonal in them), so a row of many separate squares or small
+// groups stays linear in its size.
 bool is_psd(const std::vector<QuadTerm>& quad, double sign) {
   std::unordered_map<int, Eigen::Index> local;
   for (const auto& t : quad) {
@@ -145,27 +176,70 @@ bool is_psd(const std::vector<QuadTerm>& quad, double sign) {
   }
   if (local.empty()) return true;
   const auto k = static_cast<Eigen::Index>(local.size());
-  Eigen::MatrixXd h = Eigen::MatrixXd::Zero(k, k);
+  Eigen::VectorXd diag = Eigen::VectorXd::Zero(k);
+  std::vector<Eigen::Triplet<double>> cross;  // both halves of each cross term
   for (const auto& t : quad) {
     const Eigen::Index a = local.at(t.var1);
     const Eigen::Index b = local.at(t.var2);
     if (a == b) {
-      h(a, a) += sign * t.coef;
+      diag(a) += sign * t.coef;
     } else {
-      h(a, b) += 0.5 * sign * t.coef;
-      h(b, a) += 0.5 * sign * t.coef;
+      cross.emplace_back(a, b, 0.5 * sign * t.coef);
+      cross.emplace_back(b, a, 0.5 * sign * t.coef);
     }
   }
-  Eigen::VectorXd d = h.diagonal().cwiseAbs().cwiseSqrt();
-  for (Eigen::Index i = 0; i < k; ++i) {
-    if (d(i) == 0.0) d(i) = 1.0;
-  }
+  Eigen::SparseMatrix<double> h(k, k);
+  h.setFromTriplets(cross.begin(), cross.end());  // sums repeated pairs
+  h.prune(0.0);
+  const Eigen::VectorXd d =
+      diag.cwiseAbs().cwiseSqrt().unaryExpr([](double v) { return v == 0.0 ? 1.0 : v; });
   const Eigen::VectorXd inv = d.cwiseInverse();
   h = inv.asDiagonal() * h * inv.asDiagonal();
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(h, Eigen::EigenvaluesOnly);
-  if (eig.info() != Eigen::Success) return false;
-  const double largest = eig.eigenvalues().cwiseAbs().maxCoeff();
-  return eig.eigenvalues().minCoeff() >= -kPsdTolerance * std::max(1.0, largest);
+  const Eigen::VectorXd unit = inv.cwiseProduct(diag).cwiseProduct(inv);  // 1, -1 or 0
+  Eigen::VectorXd off = Eigen::VectorXd::Zero(k);  // sum of |cross| per variable
+  for (Eigen::Index c = 0; c < h.outerSize(); ++c) {
+    for (Eigen::SparseMatrix<double>::InnerIterator it(h, c); it; ++it) {
+      off(it.row()) += std::abs(it.value());
+    }
+  }
+  bool dominant = true;
+  for (Eigen::Index i = 0; i < k; ++i) {
+    if (unit(i) < 0.0) return false;  // e_i' H e_i = -1, and the trace bounds the rest
+    dominant = dominant && off(i) <= unit(i);
+  }
+  if (dominant) return true;
+  // Blocks: connected components of the cross terms (union-find).
+  std::vector<Eigen::Index> parent(static_cast<std::size_t>(k));
+  for (Eigen::Index i = 0; i < k; ++i) parent[static_cast<std::size_t>(i)] = i;
+  const auto root = [&](Eigen::Index i) {
+    while (parent[static_cast<std::size_t>(i)] != i) {
+      i = parent[static_cast<std::size_t>(i)] =
+          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)])];
+    }
+    return i;
+  };
+  for (const auto& t : cross) parent[static_cast<std::size_t>(root(t.row()))] = root(t.col());
+  std::unordered_map<Eigen::Index, std::vector<Eigen::Index>> blocks;
+  for (Eigen::Index i = 0; i < k; ++i) blocks[root(i)].push_back(i);
+  std::vector<Eigen::Index> position(static_cast<std::size_t>(k));
+  for (const auto& [r, members] : blocks) {
+    if (members.size() == 1) continue;  // a lone square: its unit diagonal is positive
+    const auto n = static_cast<Eigen::Index>(members.size());
+    for (Eigen::Index j = 0; j < n; ++j) position[static_cast<std::size_t>(members[j])] = j;
+    std::vector<Eigen::Triplet<double>> entries;
+    for (const Eigen::Index i : members) {
+      entries.emplace_back(position[static_cast<std::size_t>(i)],
+                           position[static_cast<std::size_t>(i)], unit(i));
+      for (Eigen::SparseMatrix<double>::InnerIterator it(h, i); it; ++it) {
+        entries.emplace_back(position[static_cast<std::size_t>(it.row())],
+                             position[static_cast<std::size_t>(i)], it.value());
+      }
+    }
+    Eigen::SparseMatrix<double> block(n, n);
+    block.setFromTriplets(entries.begin(), entries.end());
+    if (!block_is_psd(block)) return false;
+  }
+  return true;
 }
 
 // ------------------------------------------------------------------------------------------
