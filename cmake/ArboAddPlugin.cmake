@@ -25,10 +25,11 @@ function(arbo_add_plugin target)
   # Boost.DLL's alias header) otherwise leak default-visibility symbols into the dynamic table.
   set(_arbo_vs ${CMAKE_CURRENT_BINARY_DIR}/${target}_exports.map)
   file(WRITE ${_arbo_vs} "{ global: arbo_plugin_entry_v1; local: *; };\n")
-  # Under clang's sanitizers (ARBO_SANITIZE) the runtime is linked into the executable only,
-  # so a module's references to it are resolved at load time.
+  # Under clang's sanitizers (ARBO_SANITIZE here, ARBO_SDK_SANITIZED for a plugin built
+  # against a sanitized SDK package) the runtime is linked into the executable only, so a
+  # module's references to it are resolved at load time.
   set(_arbo_no_undefined -Wl,--no-undefined)
-  if(ARBO_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  if((ARBO_SANITIZE OR ARBO_SDK_SANITIZED) AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     set(_arbo_no_undefined "")
   endif()
   target_link_options(${target} PRIVATE ${_arbo_no_undefined} -Wl,--exclude-libs,ALL

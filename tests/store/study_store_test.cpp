@@ -10,7 +10,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -750,13 +752,30 @@ TEST(StudyStore, ReadingOnlyNeverWrites) {
   sqlite3_close(h);
 }
 
+// A lock let go while another waits for it is taken: a resume right after a killed driver
+// whose supervisor still ends its command, or two parallel `ask` calls.
+TEST(StudyLock, WaitsForALockThatIsLetGo) {
+  TempDir tmp;
+  fs::create_directories(tmp.study());
+  auto first = std::make_unique<StudyLock>(tmp.study());
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    first.reset();
+  });
+  EXPECT_NO_THROW(StudyLock second(tmp.study(), 60.0));
+  release.join();
+}
+
 TEST(StudyLock, SecondLockOnSameDirectoryFails) {
   TempDir tmp;
   fs::create_directories(tmp.study());
   {
     StudyLock first(tmp.study());
-    const std::string msg = study_error([&] { StudyLock second(tmp.study()); });
+    const std::string msg = study_error([&] { StudyLock second(tmp.study(), 0.0); });
     EXPECT_EQ(msg, fmt::format("study {} is in use by another arbo process", tmp.study().string()));
+    const std::string waited = study_error([&] { StudyLock second(tmp.study(), 0.2); });
+    EXPECT_EQ(waited, fmt::format("study {} is in use by another arbo process (still after 0.2 s)",
+                                  tmp.study().string()));
     // Other directories are independent.
     fs::create_directories(tmp.path() / "other");
     StudyLock other(tmp.path() / "other");

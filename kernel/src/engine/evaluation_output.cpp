@@ -56,7 +56,7 @@ Parsed parse_limited(std::string_view text) {
     if (const auto close = what.find("] "); close != std::string_view::npos) {
       what.remove_prefix(close + 2);
     }
-    p.error = fmt::format("is not JSON ({})", sdk::excerpt(what));
+    p.error = fmt::format("is not valid JSON ({})", sdk::excerpt(what));
   }
   return p;
 }

@@ -30,7 +30,7 @@ inline constexpr std::size_t kMaxJsonBytes = std::size_t{8} << 20;
 
 /// One JSON value from outside, parsed within kMaxJsonDepth and kMaxJsonBytes. On failure,
 /// nullopt and `error` says why in a sentence that quotes at most an excerpt of the text
-/// ("is not JSON (...)", "nests arrays and objects deeper than 64 levels", ...).
+/// ("is not valid JSON (...)", "nests arrays and objects deeper than 64 levels", ...).
 std::optional<nlohmann::json> parse_bounded_json(std::string_view text, std::string& error);
 
 /// Python's json module prints NaN, Infinity and -Infinity, which are not JSON. Each such

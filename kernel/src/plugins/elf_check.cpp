@@ -20,11 +20,14 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "arbo/sdk/excerpt.hpp"
 
 namespace arbo::kernel {
 namespace {
@@ -151,12 +154,23 @@ class Checker {
                         length));
   }
 
+  // Inside a load segment or at its end (a one-past-the-end pointer, _end). The gaps between
+  // segments are reserved but not mapped, and a segment whose header was damaged into another
+  // type is not mapped at all: an address there faults when used.
+  bool mapped(std::uint64_t addr) const { return segment_of(addr, 0) != nullptr; }
+
   bool executable(std::uint64_t addr) const {
     const Phdr* p = segment_of(addr, 1);
     return p != nullptr && (p->p_flags & PF_X) != 0;
   }
 
   /// The NUL-terminated string at `offset` of the dynamic string table.
+  // The string at `offset` of the dynamic string table, which need_string checked and which
+  // is terminated.
+  std::string_view string_at(std::uint64_t offset) const {
+    return std::string_view(reinterpret_cast<const char*>(data_) + strings_at_ + offset);
+  }
+
   void need_string(std::uint64_t offset, const char* what) const {
     if (offset >= strsz_) {
       damaged(fmt::format("{} names string {:#x} past the end of the string table ({} bytes)", what,
@@ -213,8 +227,6 @@ class Checker {
     }
     if (loads_.empty()) damaged("no loadable segment");
     if (dynamics != 1) damaged(fmt::format("{} dynamic segments (expected 1)", dynamics));
-    image_begin_ = loads_.front().p_vaddr;
-    image_end_ = loads_.back().p_vaddr + loads_.back().p_memsz;
     for (const Phdr& p : others) {
       // The loader reads these through the mapping (PT_NOTE, PT_GNU_PROPERTY, the dynamic
       // section) or copies them from it (PT_TLS).
@@ -347,6 +359,9 @@ class Checker {
         case DT_FLAGS: textrel_ = textrel_ || (v & DF_TEXTREL) != 0; break;
         case DT_NEEDED:
         case DT_SONAME:
+          libraries_.push_back(v);
+          strings_.push_back(v);
+          break;
         case DT_RPATH:
         case DT_RUNPATH: strings_.push_back(v); break;
 #ifdef DT_RELR
@@ -377,8 +392,10 @@ class Checker {
       }
     }
     if (syment_ && *syment_ != sizeof(Sym)) damaged(fmt::format("symbol size {}", *syment_));
-    const std::uint64_t strings = file_offset(*strtab_, strsz_, "the dynamic string table");
-    if (data_[strings + strsz_ - 1] != '\0') damaged("the dynamic string table is not terminated");
+    strings_at_ = file_offset(*strtab_, strsz_, "the dynamic string table");
+    if (data_[strings_at_ + strsz_ - 1] != '\0') {
+      damaged("the dynamic string table is not terminated");
+    }
     for (const std::uint64_t s : strings_) need_string(s, "a dynamic entry");
 
     nsyms_ = symbol_count();
@@ -469,8 +486,9 @@ class Checker {
       if (type == STT_TLS) {
         if (s.st_value > tls_size_)
           damaged(fmt::format("thread-local symbol {} is outside the TLS segment", i));
-      } else if (s.st_value < image_begin_ || s.st_value > image_end_) {
-        damaged(fmt::format("symbol {} (address {:#x}) is outside the library", i, s.st_value));
+      } else if (!mapped(s.st_value)) {
+        damaged(
+            fmt::format("symbol {} (address {:#x}) is outside the loaded segments", i, s.st_value));
       } else if (type == STT_FUNC && !executable(s.st_value)) {
         damaged(fmt::format("function symbol {} is outside executable code", i));
       }
@@ -484,6 +502,11 @@ class Checker {
     // end, so more entries than fit in the file is damage.
     const std::uint64_t cap = size_ / sizeof(Vernaux) + 1;
     std::uint64_t max_index = 1;
+    // With needs or definitions, the loader reads the version index table without checking
+    // that there is one (a null pointer).
+    if ((verneed_ || verdef_) && !versym_) {
+      damaged("version needs or definitions without a version index table");
+    }
     if (verneed_) {
       std::uint64_t addr = *verneed_;
       for (std::uint64_t n = 0;; ++n) {
@@ -492,6 +515,14 @@ class Checker {
             at<Verneed>(file_offset(addr, sizeof(Verneed), "a version need"), "a version need");
         if (vn.vn_version != 1) damaged(fmt::format("version need revision {}", vn.vn_version));
         need_string(vn.vn_file, "a version need");
+        // The loader looks the file up among the loaded objects and asserts that it is there
+        // (compiled out: it then reads through a null map).
+        const std::string_view file = string_at(vn.vn_file);
+        if (std::none_of(libraries_.begin(), libraries_.end(),
+                         [&](std::uint64_t o) { return string_at(o) == file; })) {
+          damaged(fmt::format("a version need names '{}', which is not a needed library",
+                              sdk::excerpt(file)));
+        }
         std::uint64_t aux = sum(addr, vn.vn_aux, "a version need");
         for (std::uint64_t k = 0; vn.vn_cnt != 0; ++k) {
           if (k > cap) damaged("the needed versions loop");
@@ -581,9 +612,9 @@ class Checker {
       if constexpr (std::is_same_v<R, Rela>) {
         const std::uint64_t type = r_type(r.r_info);
         const auto value = static_cast<std::uint64_t>(r.r_addend);
-        if (kRelative != 0 && (type == kRelative || type == kIrelative) &&
-            (value < image_begin_ || value > image_end_)) {
-          damaged(fmt::format("{}: entry {} points at {:#x}, outside the library", what, i, value));
+        if (kRelative != 0 && (type == kRelative || type == kIrelative) && !mapped(value)) {
+          damaged(fmt::format("{}: entry {} points at {:#x}, outside the loaded segments", what, i,
+                              value));
         }
         if (type == kIrelative && !executable(value)) {
           damaged(fmt::format("{}: entry {} resolves through {:#x}, outside executable code", what,
@@ -611,8 +642,9 @@ class Checker {
       const auto value = static_cast<std::uint64_t>(
           at<Addr>(file_offset(slot, sizeof(Addr), "a packed relocation's target"),
                    "a packed relocation's target"));
-      if (value < image_begin_ || value > image_end_) {
-        damaged(fmt::format("a packed relocation points at {:#x}, outside the library", value));
+      if (!mapped(value)) {
+        damaged(
+            fmt::format("a packed relocation points at {:#x}, outside the loaded segments", value));
       }
       relative_.emplace_back(slot, value);
       targets_.push_back(slot);
@@ -668,8 +700,6 @@ class Checker {
   Ehdr eh_{};
   std::vector<Phdr> loads_;
   Phdr dynamic_{};
-  std::uint64_t image_begin_ = 0;
-  std::uint64_t image_end_ = 0;
   std::uint64_t tls_size_ = 0;
   std::optional<std::uint64_t> strtab_, symtab_, syment_, hash_, gnu_hash_, rela_, rel_, jmprel_,
       relr_, init_, fini_, init_array_, fini_array_, versym_, verneed_, verdef_;
@@ -681,6 +711,8 @@ class Checker {
   std::set<std::int64_t> seen_;  ///< dynamic tags present
   bool textrel_ = false;
   std::vector<std::uint64_t> strings_;
+  std::vector<std::uint64_t> libraries_;  // DT_NEEDED and DT_SONAME strings
+  std::uint64_t strings_at_ = 0;          // file offset of the dynamic string table
   std::uint64_t nsyms_ = 0;
   std::uint64_t dynsym_section_count_ = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> relative_;  ///< (slot, address)

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -868,7 +869,7 @@ std::map<std::int64_t, std::string> StudyStore::proposal_stats() const {
 
 const fs::path& StudyStore::directory() const noexcept { return impl_->dir; }
 
-StudyLock::StudyLock(const fs::path& dir) {
+StudyLock::StudyLock(const fs::path& dir, double wait_seconds) {
   const fs::path path = dir / "lock";
   fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (fd_ < 0) {
@@ -883,13 +884,23 @@ StudyLock::StudyLock(const fs::path& dir) {
         fmt::format("cannot open lock file {}: {}", path.string(), std::strerror(err)));
   }
   // flock locks belong to the open file description, so a second StudyLock conflicts even
-  // within the same process, and the OS drops the lock when the process dies.
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+  // within the same process, and the OS drops the lock when the process dies. A short wait
+  // lets a resume follow a killed driver whose evaluation supervisor is still ending the
+  // command (it keeps the lock until then), and lets parallel `ask`/`tell` calls take turns.
+  const Clock::time_point start = Clock::now();
+  while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
+    if (err == EWOULDBLOCK && seconds_since(start) < wait_seconds) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    if (err == EINTR) continue;
     ::close(fd_);
     fd_ = -1;
     if (err == EWOULDBLOCK) {
-      throw StudyError(fmt::format("study {} is in use by another arbo process", dir.string()));
+      throw StudyError(fmt::format(
+          "study {} is in use by another arbo process{}", dir.string(),
+          wait_seconds > 0 ? fmt::format(" (still after {:g} s)", wait_seconds) : std::string()));
     }
     throw StudyError(fmt::format("cannot lock {}: {}", path.string(), std::strerror(err)));
   }

@@ -140,9 +140,17 @@ class StudyStore {
 /// the OS if the process dies.
 class StudyLock {
  public:
-  /// @throws StudyError naming the directory if another process holds the lock, or if the
-  /// lock file cannot be opened (no such directory, read-only file system).
-  explicit StudyLock(const std::filesystem::path& dir);
+  /// How long a lock held by another process is waited for by default, in seconds: longer
+  /// than an evaluation's supervisor takes to end its command after the driver was killed
+  /// (SIGTERM, 2 s, SIGKILL), and than an `ask` or `tell` of a parallel worker holds it.
+  static constexpr double kDefaultWaitSeconds = 5.0;
+
+  /// Takes the lock, polling every 50 ms for up to `wait_seconds` while another process
+  /// holds it.
+  /// @throws StudyError naming the directory if another process still holds the lock after
+  /// `wait_seconds`, or if the lock file cannot be opened (no such directory, read-only file
+  /// system).
+  explicit StudyLock(const std::filesystem::path& dir, double wait_seconds = kDefaultWaitSeconds);
   ~StudyLock();
   StudyLock(const StudyLock&) = delete;
   StudyLock& operator=(const StudyLock&) = delete;
