@@ -131,6 +131,41 @@ TEST_F(CorruptPlugin, EveryTruncatedCopyIsRejectedByName) {
   check_batch("truncated", copies, /*must_reject=*/true);
 }
 
+// Each entry of the dynamic section taken away in turn (its tag made one the loader ignores),
+// and each load segment in turn (its type made PT_NULL). The loader reads some entries through
+// a pointer it does not check when another entry is there (the version index table with the
+// version needs, a relocation table's entry size, the PLT table with the PLT relocation kind),
+// and data in a segment that is not mapped faults: each of these crashed it before the ELF
+// check knew them. Every copy must be rejected by name or load; none may crash the CLI.
+TEST_F(CorruptPlugin, EveryDynamicEntryOrLoadSegmentTakenAwayNeverCrashesTheCli) {
+  const auto eh = at<ElfW(Ehdr)>(stock_, 0);
+  std::vector<std::pair<std::string, std::string>> copies;
+  for (std::uint64_t i = 0; i < eh.e_shnum; ++i) {
+    const auto sh = at<ElfW(Shdr)>(stock_, eh.e_shoff + i * sizeof(ElfW(Shdr)));
+    if (sh.sh_type != SHT_DYNAMIC) continue;
+    for (std::uint64_t e = 0; e + 1 < sh.sh_size / sizeof(ElfW(Dyn)); ++e) {
+      const std::uint64_t offset = sh.sh_offset + e * sizeof(ElfW(Dyn));
+      const auto d = at<ElfW(Dyn)>(stock_, offset);
+      if (d.d_tag == DT_NULL) break;
+      std::string bytes = stock_;
+      const ElfW(Sxword) unknown = 0x0fff0000;  // below every range the loader indexes
+      std::memcpy(bytes.data() + offset, &unknown, sizeof(unknown));
+      copies.emplace_back("libnodyn_" + std::to_string(e) + ".so", std::move(bytes));
+    }
+  }
+  for (std::uint64_t i = 0; i < eh.e_phnum; ++i) {
+    const std::uint64_t offset = eh.e_phoff + i * sizeof(ElfW(Phdr));
+    if (at<ElfW(Phdr)>(stock_, offset).p_type != PT_LOAD) continue;
+    std::string bytes = stock_;
+    const ElfW(Word) none = PT_NULL;
+    std::memcpy(bytes.data() + offset, &none, sizeof(none));
+    copies.emplace_back("libnoload_" + std::to_string(i) + ".so", std::move(bytes));
+  }
+  ASSERT_GT(copies.size(), 20u);
+  // One folder per copy: a copy that loads would make the next ones duplicates.
+  for (const auto& copy : copies) check_batch(copy.first + "_dir", {copy}, /*must_reject=*/false);
+}
+
 TEST_F(CorruptPlugin, CopiesWithOverwrittenTablesNeverCrashTheCli) {
   std::mt19937_64 rng(23);
   const auto ranges = table_ranges(stock_);

@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -383,7 +384,45 @@ class Checker {
     sized(jmprel_, seen_.count(DT_PLTRELSZ) != 0 && seen_.count(DT_PLTREL) != 0,
           "PLT relocation table");
     sized(init_array_, seen_.count(DT_INIT_ARRAYSZ) != 0, "initializer array");
+    // A PLT relocation kind makes the loader read the PLT table's address and size through
+    // their entries without checking that there are any.
+    if (seen_.count(DT_PLTREL) != 0 && (!jmprel_ || seen_.count(DT_PLTRELSZ) == 0)) {
+      damaged("a PLT relocation kind without a PLT relocation table or its size");
+    }
+    // Lazy binding (the loader's default for dlopen) writes the resolver into the PLT's GOT.
+    if (jmprel_ && !pltgot_) damaged("a PLT relocation table without a PLT GOT");
+    // The loader asserts each relocation table's entry size through its entry without checking
+    // that there is one (a null pointer).
+    sized(rela_, seen_.count(DT_RELAENT) != 0, "relocation table's entry");
+    sized(rel_, seen_.count(DT_RELENT) != 0, "relocation table's entry");
+#ifdef DT_RELR
+    sized(relr_, seen_.count(DT_RELRENT) != 0 && seen_.count(DT_RELRSZ) != 0,
+          "packed relocation table");
+#endif
     sized(fini_array_, seen_.count(DT_FINI_ARRAYSZ) != 0, "finalizer array");
+    // The other way round: a size, count or kind whose table is gone. The loader then skips
+    // the table (relocations, initializers), and the library's first call runs on unrelocated
+    // pointers or unconstructed objects. A linker never writes one without the other.
+    const auto orphan = [&](std::initializer_list<std::int64_t> tags, bool has_table,
+                            const char* what) {
+      for (const std::int64_t tag : tags) {
+        if (seen_.count(tag) != 0 && !has_table) {
+          damaged(fmt::format("dynamic entry {:#x} describes a {} that is not there", tag, what));
+        }
+      }
+    };
+    orphan({DT_RELASZ, DT_RELAENT, DT_RELACOUNT}, rela_.has_value(), "relocation table");
+    orphan({DT_RELSZ, DT_RELENT, DT_RELCOUNT}, rel_.has_value(), "relocation table");
+    orphan({DT_PLTRELSZ}, jmprel_.has_value(), "PLT relocation table");
+    orphan({DT_INIT_ARRAYSZ}, init_array_.has_value(), "initializer array");
+    orphan({DT_FINI_ARRAYSZ}, fini_array_.has_value(), "finalizer array");
+    orphan({DT_VERNEEDNUM}, verneed_.has_value(), "version needs table");
+    orphan({DT_VERDEFNUM}, verdef_.has_value(), "version definitions table");
+    orphan({DT_STRSZ}, strtab_.has_value(), "string table");
+    orphan({DT_SYMENT}, symtab_.has_value(), "symbol table");
+#ifdef DT_RELR
+    orphan({DT_RELRSZ, DT_RELRENT}, relr_.has_value(), "packed relocation table");
+#endif
     // The loader stores its own link map and resolver in the first words of the PLT's GOT.
     if (pltgot_) {
       const Phdr* got = segment_of(*pltgot_, 3 * sizeof(Addr));

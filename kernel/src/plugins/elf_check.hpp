@@ -25,10 +25,12 @@ struct ElfCheck {
 /// file, ordered, aligned), the section header table, the dynamic section, the dynamic string
 /// and symbol tables, the symbol hash tables (GNU and SysV), the symbol version tables, and
 /// every relocation (target inside a writable segment, symbol index in range, a relative
-/// address inside the image, initializers in executable code).
+/// address inside a load segment, initializers in executable code).
 ///
 /// It cannot tell damaged code or data from intact ones: a library whose instructions or
-/// constants were overwritten passes, and may still crash when that code runs. The file is
+/// constants were overwritten passes, and so does one whose code addresses (the initializer,
+/// a function symbol) were moved elsewhere inside its executable code; either may still crash
+/// when that code runs. The file is
 /// mapped read-only; nothing in it is executed. O(size of those tables).
 ElfCheck check_elf(const std::filesystem::path& file);
 
