@@ -712,3 +712,30 @@ TEST(config_limits, CategoricalWithTwoHundredThousandChoicesOnOneLine) {
     EXPECT_NE(error.find("\n 10 | budget = 0\n"), std::string::npos) << error.substr(0, 1000);
   }
 }
+
+// TOML documents are UTF-8. toml11 read past the end of its buffer on a byte that is not
+// (0xAA inside a literal string, found by bench/fuzz's pipeline harness under ASan): the
+// loader refuses such a byte anywhere, in a file or a --set value, naming line and column,
+// and quotes the line only up to it.
+TEST(config_limits, BytesThatAreNotUtf8AreRefusedBeforeToml11SeesThem) {
+  const std::string head = "[problem]\ncommand = \"./run.sh\"\n";
+  for (const std::string bad :
+       {std::string("\xAA"), std::string("\xC0\xAF"), std::string("\xED\xA0\x80"),
+        std::string("\xF4\x90\x80\x80"), std::string("\xE2\x82")}) {
+    const std::string error = parse_error(head + "name = 'ab" + bad + "c'\n");
+    EXPECT_NE(error.find("is not UTF-8, which TOML requires"), std::string::npos) << error;
+    EXPECT_NE(error.find("\n 3 | name = 'ab\n"), std::string::npos) << error;
+    const std::string in_comment = parse_error(head + "# ab" + bad + "\n");
+    EXPECT_NE(in_comment.find("is not UTF-8"), std::string::npos) << in_comment;
+  }
+  const std::string set =
+      parse_error(head + "[inner_solver]\nplugin = \"random\"\n", {"problem.command='a\xAA'"});
+  EXPECT_NE(set.find("is not UTF-8"), std::string::npos) << set;
+  EXPECT_NE(set.find("--set"), std::string::npos) << set;
+  // Characters of two, three and four bytes are UTF-8.
+  const Pipeline p = parse(head +
+                           "[[problem.parameters]]\nname = \"c\"\ntype = \"categorical\"\n"
+                           "choices = ['é', \"漢\", '😀'] # ü\n[inner_solver]\n"
+                           "plugin = \"random\"\n");
+  EXPECT_EQ(p.problem.parameters[0].choices[2], "😀");
+}

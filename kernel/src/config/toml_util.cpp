@@ -58,6 +58,38 @@ std::string origin_note(const TomlValue& v) {
                                 pad, number, shown, pad, std::string(mark, ' '), comment));
 }
 
+// The length of the UTF-8 sequence that starts at text[i] (a byte >= 0x80), or 0 if it is not
+// one (RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF). toml11 3.7 reads past
+// the end of its buffer on such a byte inside a literal string (found by bench/fuzz), and TOML
+// documents must be UTF-8: the scan below refuses them first. Written here because the scan
+// walks the text anyway and no library at hand reports where the first bad byte is.
+std::size_t utf8_sequence(const std::string& text, std::size_t i) {
+  const auto byte = [&](std::size_t k) {
+    return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u;
+  };
+  const unsigned lead = byte(0);
+  std::size_t n = 0;
+  unsigned low = 0x80, high = 0xBF;  // the range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    n = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    n = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong
+    if (lead == 0xED) high = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    n = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong
+    if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
+  }
+  return n;
+}
+
 // toml11 parses arrays, inline tables and dotted keys recursively, so a value nested 10,000
 // deep overflows the stack inside it. This linear scan of the text, which follows strings and
 // comments as TOML does, refuses any nesting deeper than kMaxTomlDepth before toml11 runs.
@@ -100,6 +132,18 @@ std::vector<std::size_t> scan_document(const std::string& text, const std::strin
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      const std::size_t n = utf8_sequence(text, i);
+      if (n == 0) {
+        // The line is shown up to the byte, so that the message itself is UTF-8.
+        fail_at(path, line_no, line_at().substr(0, i - line_start), i - line_start,
+                fmt::format("byte {:#04x} at column {} is not UTF-8, which TOML requires",
+                            static_cast<unsigned char>(c), i - line_start + 1),
+                "not UTF-8");
+      }
+      i += n - 1;  // no byte of a sequence is ASCII: nothing else to see in it
+      continue;
+    }
     if (c == '\n') {
       ++line_no;
       line_start = i + 1;
