@@ -139,11 +139,12 @@ class CliTest : public TempDirTest {
     return pid;
   }
 
-  /// Every observation of `study`, as `arbo export --format json` prints them.
+  /// Every observation of `study`, as `arbo export --format json` prints them; an empty
+  /// array (and a test failure) when the export fails.
   nlohmann::json export_json(const std::string& study) {
     const CliResult r = arbo("export " + study + " --format json");
     EXPECT_EQ(r.code, 0) << r.err;
-    return nlohmann::json::parse(r.out);
+    return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::array();
   }
 
  private:

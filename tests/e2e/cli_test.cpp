@@ -27,11 +27,6 @@ class Cli : public arbo::test::CliTest {
  protected:
   Cli() : CliTest("arbo_e2e_", std::string("ARBO_PLUGIN_PATH='") + ARBO_FAULTY_PLUGIN_DIR + "' ") {}
 
-  json export_json(const std::string& study) {
-    const CliResult r = arbo("export " + study + " --format json");
-    EXPECT_EQ(r.code, 0) << r.err;
-    return json::parse(r.out);
-  }
 };
 
 const char* kSlowObjective = R"(import json, sys, time

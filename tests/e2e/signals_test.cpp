@@ -86,11 +86,6 @@ class Signals : public arbo::test::CliTest {
     return std::nullopt;
   }
 
-  json export_json(const std::string& study) {
-    const CliResult r = arbo("export " + study + " --format json");
-    EXPECT_EQ(r.code, 0) << r.err;
-    return json::parse(r.out);
-  }
 
   // The pid written to `file`, once it is there.
   std::optional<pid_t> pid_in(const std::string& file) {

@@ -44,11 +44,6 @@ class StudyIntegrity : public arbo::test::CliTest {
  protected:
   StudyIntegrity() : CliTest("arbo_integrity_") {}
 
-  json export_json(const std::string& study) {
-    const CliResult r = arbo("export " + study + " --format json");
-    EXPECT_EQ(r.code, 0) << r.err;
-    return r.code == 0 ? json::parse(r.out) : json::array();
-  }
 
   // Starts `arbo <args>` in dir_ with ARBO_TEST_SIGNAL_AT = `hook` (none when empty); output
   // goes to <name>.out / <name>.err.

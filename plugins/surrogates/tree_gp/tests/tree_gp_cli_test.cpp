@@ -19,11 +19,6 @@ using nlohmann::json;
 class LeafGpCli : public arbo::test::CliTest {
  protected:
   LeafGpCli() : CliTest("arbo_leafgp_") {}
-  json export_json(const std::string& study) {
-    const CliResult r = arbo("export " + study + " --format json");
-    EXPECT_EQ(r.code, 0) << r.err;
-    return json::parse(r.out);
-  }
   // Runs configs/leaf-gp.toml on `problem` with one solver thread (the same search anywhere)
   // and returns how many distinct points its `budget` observations have.
   std::ptrdiff_t distinct_points(const std::string& problem, int seed, std::size_t budget) {
