@@ -70,6 +70,7 @@ ReportsGoodFraction::~ReportsGoodFraction() = default;
 FitsPartialObservations::~FitsPartialObservations() = default;
 PosteriorSampler::~PosteriorSampler() = default;
 ProposesCandidates::~ProposesCandidates() = default;
+RespectsBlackBoxConstraints::~RespectsBlackBoxConstraints() = default;
 ProjectsPoints::~ProjectsPoints() = default;
 HasKnownConstraints::~HasKnownConstraints() = default;
 IgnoresDataWithoutModel::~IgnoresDataWithoutModel() = default;

@@ -71,15 +71,28 @@ def check_rows(rows, problems, methods, seeds, budget):
         maximize = info["direction"] == "maximize"
         check([int(r["evaluation"]) for r in rs] == list(range(1, budget + 1)),
               f"{key}: evaluation indices")
-        best = None
+        best = best_violation = None
         for r in rs:
+            if r["objective"] != "":
+                # Every evaluated point has its violation: within the known constraints'
+                # tolerance when feasible, positive when not.
+                check(r["violation"] != "", f"{key} eval {r['evaluation']}: no violation")
+                if r["violation"] != "":
+                    viol = float(r["violation"])
+                    check(0 <= viol <= 1e-6 if r["feasible"] == "1" else viol > 0,
+                          f"{key} eval {r['evaluation']}: violation {viol}, feasible "
+                          f"{r['feasible']}")
             if r["objective"] != "" and r["feasible"] == "1":
                 v = float(r["objective"])
-                best = v if best is None or (v > best if maximize else v < best) else best
+                if best is None or (v > best if maximize else v < best):
+                    best, best_violation = v, r["violation"]
             if best is None:
                 check(r["best_feasible"] == "" and r["regret"] == "", f"{key}: best before feasible")
+                check(r["best_violation"] == "", f"{key}: best violation before feasible")
             else:
                 check(float(r["best_feasible"]) == best, f"{key} eval {r['evaluation']}: best")
+                check(r["best_violation"] == best_violation,
+                      f"{key} eval {r['evaluation']}: best_violation")
                 check(math.isclose(float(r["regret"]), abs(best - info["optimum"]), rel_tol=0,
                                    abs_tol=1e-12), f"{key} eval {r['evaluation']}: regret")
             check(float(r["propose_seconds"]) >= 0 and float(r["eval_seconds"]) >= 0,
@@ -91,7 +104,8 @@ def check_rows(rows, problems, methods, seeds, budget):
 def check_report(out, problems, methods, extra_phrases=()):
     report = (out / "report.md").read_text(encoding="utf-8")
     for phrase in ["median final regret", "Optuna 3.", "machine:", "repository commit when this report was written:", "command:",
-                   "found feasible", "IQR", "median proposal time"] + list(extra_phrases):
+                   "found feasible", "IQR", "median proposal time",
+                   "constraint violation of the final best"] + list(extra_phrases):
         check(phrase in report, f"report.md lacks '{phrase}'")
     for p in problems:
         check(f"## {p}" in report, f"report.md has no section for {p}")

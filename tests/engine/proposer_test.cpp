@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -587,10 +590,51 @@ TEST(GuardedComponents, ProxiesHaveExactlyTheWrappedCapabilities) {
   const std::runtime_error unrelated("something else");
   EXPECT_FALSE(faults.blame(&unrelated, unrelated.what()).has_value());
 
+  ValueRange range;
   const auto acquisition = make_guarded_acquisition(std::make_shared<TinyAcquisition>(log, false),
-                                                    "acquisition/a", faults);
+                                                    "acquisition/a", faults, range);
   EXPECT_EQ(dynamic_cast<const sdk::ProposesCandidates*>(acquisition.get()), nullptr);
   EXPECT_EQ(dynamic_cast<const sdk::FormulatesAcquisition*>(acquisition.get()), nullptr);
+  EXPECT_EQ(dynamic_cast<const sdk::RespectsBlackBoxConstraints*>(acquisition.get()), nullptr);
+}
+
+// What the kernel's warning about a constant acquisition rests on.
+TEST(ValueRange, CountsPointsAndKeepsTheRangeOfNonNaNValues) {
+  ValueRange r;
+  r.reset();
+  EXPECT_EQ(r.count(), 0);
+  EXPECT_FALSE(r.constant());
+  r.add(0.5);
+  EXPECT_FALSE(r.constant()) << "one point is not a constant";
+  r.add(0.5);
+  r.add(std::nan(""));
+  EXPECT_EQ(r.count(), 3);
+  EXPECT_TRUE(r.constant());
+  EXPECT_EQ(r.lowest(), 0.5);
+  r.add(0.25);
+  EXPECT_FALSE(r.constant());
+  EXPECT_EQ(r.lowest(), 0.25);
+  EXPECT_EQ(r.highest(), 0.5);
+  r.reset();
+  r.add(-std::numeric_limits<double>::infinity());
+  r.add(-std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(r.constant()) << "-inf everywhere: nothing was admitted";
+  r.reset();
+  r.add(std::nan(""));
+  r.add(std::nan(""));
+  EXPECT_FALSE(r.constant()) << "no value at all";
+  // Several threads at once lose no point and no extreme.
+  r.reset();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&r, t] {
+      for (int i = 0; i < 10000; ++i) r.add(static_cast<double>(t * 10000 + i));
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(r.count(), 40000);
+  EXPECT_EQ(r.lowest(), 0.0);
+  EXPECT_EQ(r.highest(), 39999.0);
 }
 
 TEST(ComponentError, OneShapeAndNoDoublePrefix) {

@@ -79,6 +79,45 @@ TEST(Projection, NearestFeasiblePointInScaledDistanceAndHamming) {
   EXPECT_EQ(sum.violation(x), 0.0);
 }
 
+// LEAF-GP's Eq. 11: plain squared distance in encoded units, categories restricted to a set.
+TEST(Projection, PlainDistanceAndAllowedCategories) {
+  const Space space({Parameter::integer("a", 0, 6), Parameter::integer("b", 0, 3),
+                     Parameter::categorical("c", {"x", "y", "z"}), Parameter::binary("f")});
+  SumAtMost sum(3.0);
+  Enumerate solver;
+  ProjectionSpec plain;
+  plain.scale_by_range = false;
+  Eigen::VectorXd x(4);
+  x << 6, 3, 2, 1;
+  ASSERT_TRUE(
+      project_onto_constraints(space, {&sum}, solver, x, default_projection_options(), {}, plain));
+  // min (6-a)^2 + (3-b)^2 s.t. a + b <= 3: (3,0) gives 18, (2,1) 20, (1,2) 26; the scaled
+  // distance chose (1,2) above.
+  EXPECT_EQ(x[0], 3);
+  EXPECT_EQ(x[1], 0);
+  EXPECT_EQ(x[2], 2);
+
+  ProjectionSpec restricted = plain;
+  restricted.allowed_categories = {{}, {}, {0, 2}, {}};
+  x << 1, 1, 2, 0;  // feasible, category allowed: nothing moves
+  ASSERT_TRUE(project_onto_constraints(space, {&sum}, solver, x, default_projection_options(), {},
+                                       restricted));
+  EXPECT_EQ(x, (Eigen::VectorXd(4) << 1, 1, 2, 0).finished());
+  restricted.allowed_categories[2] = {1};
+  ASSERT_TRUE(project_onto_constraints(space, {&sum}, solver, x, default_projection_options(), {},
+                                       restricted));
+  EXPECT_EQ(x, (Eigen::VectorXd(4) << 1, 1, 1, 0).finished());  // moved into the set
+
+  restricted.allowed_categories[2] = {3};
+  EXPECT_THROW(project_onto_constraints(space, {&sum}, solver, x, default_projection_options(), {},
+                                        restricted),
+               InvalidArgument);
+  restricted.allowed_categories = {{0}};
+  EXPECT_THROW(project_onto_constraints(space, {&sum}, solver, x, default_projection_options(), {},
+                                        restricted),
+               InvalidArgument);
+}
+
 TEST(Projection, FeasiblePointStaysAndImpossibleOrUnformulableFails) {
   const Space space({Parameter::integer("a", 0, 4), Parameter::integer("b", 0, 4)});
   Enumerate solver;

@@ -2,6 +2,7 @@
 // `arbo problems` and `arbo problem eval`: the problem plugins as seen from scripts. The bench
 // runner and the Optuna peer rebuild spaces from `problems --json` and evaluate through
 // `problem eval`, so that every method is scored by exactly the same C++ objective.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -340,8 +341,11 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       "arbo problem eval NAME [options]\n\n"
       "Reads one JSON object per line on stdin, {\"params\": {...}} or the parameter object\n"
       "itself, and prints one JSON line per input: {\"objective\": F, \"constraints\": {...},\n"
-      "\"known_constraints\": {...}, \"feasible\": B}, or {\"error\": \"...\"} for an input it\n"
-      "cannot evaluate. An \"id\" in the input is echoed. Each line is flushed at once.\n\n"
+      "\"known_constraints\": {...}, \"feasible\": B, \"violation\": V}, or {\"error\": \"...\"}\n"
+      "for an input it cannot evaluate. V is the largest constraint violation (black-box\n"
+      "value above 0, known-constraint excess; 0 when none is violated at all, null for NaN):\n"
+      "a point within the known constraints' 1e-6 tolerance is feasible with V > 0. An \"id\"\n"
+      "in the input is echoed. Each line is flushed at once.\n\n"
       "options");
   std::string action, name;
   double noise = 0.0;
@@ -413,11 +417,16 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       }
       const double objective = eval.objective;  // noise included
       bool feasible = true;
+      double violation = 0.0;  // NaN (a NaN constraint value) stays NaN
+      auto add_violation = [&](double excess) {
+        violation = std::isnan(excess) ? excess : std::max(violation, excess);
+      };
       ojson cons = ojson::object();
       for (std::size_t k = 0; k < lp.constraint_names.size(); ++k) {
         const double v = eval.constraints[static_cast<Eigen::Index>(k)];
         cons[lp.constraint_names[k]] = v;
         feasible = feasible && v <= 0.0;
+        add_violation(std::isnan(v) ? v : std::max(0.0, v));
       }
       ojson known = ojson::object();
       if (lp.known != nullptr && !lp.known_specs.empty()) {
@@ -433,14 +442,16 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
           const double v = known_values[static_cast<Eigen::Index>(k)];
           known[lp.known_specs[k].name] = v;
           // The tolerance of the study's proposals; NaN is infeasible.
-          feasible =
-              feasible && kernel::known_excess(lp.known_specs[k], v) <= kernel::kKnownTolerance;
+          const double excess = kernel::known_excess(lp.known_specs[k], v);
+          feasible = feasible && excess <= kernel::kKnownTolerance;
+          add_violation(std::isnan(v) ? v : std::max(0.0, excess));
         }
       }
       out["objective"] = objective;
       out["constraints"] = cons;
       out["known_constraints"] = known;
       out["feasible"] = feasible;
+      out["violation"] = violation;  // NaN is written as null
     } catch (const std::exception& e) {
       // A bad line is reported and the stream goes on: a script's driver must not die on it.
       ojson err;

@@ -179,6 +179,22 @@ void check_formulations(const Components& c, const Pipeline& pipeline) {
   }
 }
 
+// An acquisition that ignores the black-box constraint models would optimize as if the problem
+// had none, spending the study's budget on points the models call infeasible: refuse it.
+void check_black_box_constraints(const Components& c, const Pipeline& pipeline) {
+  if (c.constraints.empty() || !c.acquisition) return;
+  if (dynamic_cast<const sdk::RespectsBlackBoxConstraints*>(c.acquisition.get()) != nullptr) {
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto& bc : c.constraints) names.push_back(bc.name);
+  throw ConfigError(fmt::format(
+      "[acquisition] {} ignores black-box constraints (capability "
+      "arbo::sdk::RespectsBlackBoxConstraints missing), and the problem has {}: {}; use an "
+      "acquisition that respects them (acquisition/cwei, acquisition/lcb, acquisition/ctpe)",
+      pipeline.acquisition->id(), names.size(), fmt::join(names, ", ")));
+}
+
 // Names of the cheap constraints -> indices; the surrogate must accept partial rows.
 void resolve_augmentation(Components& c, const Pipeline& pipeline) {
   const Augmentation& aug = pipeline.augmentation;
@@ -254,7 +270,7 @@ void Components::add_surrogate(std::shared_ptr<sdk::Surrogate> surrogate, const 
 
 void Components::set_acquisition(std::shared_ptr<sdk::Acquisition> a, const std::string& id,
                                  KernelContext& context) {
-  guarded_acquisition = make_guarded_acquisition(a, id, faults);
+  guarded_acquisition = make_guarded_acquisition(a, id, faults, acquisition_values);
   acquisition = std::move(a);
   acquisition_context = &context;
 }
@@ -339,6 +355,7 @@ std::unique_ptr<Components> assemble(const Pipeline& pipeline, const PluginRegis
   }
   attach_model_solver(*c, pipeline, registry, logger, interrupt);
   check_formulations(*c, pipeline);
+  check_black_box_constraints(*c, pipeline);
   c->model_proposed_by = by.dump();
   c->design_proposed_by = nlohmann::json{{"design", to_string(pipeline.design)}}.dump();
   resolve_augmentation(*c, pipeline);

@@ -47,6 +47,7 @@ struct Components {
   // their ParamSets must outlive the components (CreateArgs holds references).
   std::vector<std::unique_ptr<ComponentSpec>> problem_constraint_specs;
   FaultRecorder faults;
+  ValueRange acquisition_values;  ///< what the acquisition's proxy returned in the current solve
 
   sdk::Space space;
   std::vector<BlackBoxConstraint> constraints;  ///< in effect (declared, or the problem's own)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/guarded_components.hpp"
 
+#include <cmath>
+#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -9,6 +11,23 @@
 #include "arbo/sdk/capabilities/surrogate.hpp"
 
 namespace arbo::kernel {
+
+void ValueRange::reset() noexcept {
+  count_.store(0, std::memory_order_relaxed);
+  lowest_.store(std::numeric_limits<double>::infinity(), std::memory_order_relaxed);
+  highest_.store(-std::numeric_limits<double>::infinity(), std::memory_order_relaxed);
+}
+
+void ValueRange::add(double v) noexcept {
+  count_.fetch_add(1, std::memory_order_relaxed);
+  if (std::isnan(v)) return;
+  double lo = lowest_.load(std::memory_order_relaxed);
+  while (v < lo && !lowest_.compare_exchange_weak(lo, v, std::memory_order_relaxed)) {
+  }
+  double hi = highest_.load(std::memory_order_relaxed);
+  while (v > hi && !highest_.compare_exchange_weak(hi, v, std::memory_order_relaxed)) {
+  }
+}
 
 void FaultRecorder::clear() noexcept {
   const std::lock_guard<std::mutex> lock(mutex_);
@@ -146,6 +165,10 @@ class Forward<Self, sdk::ProposesCandidates> : public sdk::ProposesCandidates {
   }
 };
 
+// A marker: nothing to forward.
+template <class Self>
+class Forward<Self, sdk::RespectsBlackBoxConstraints> : public sdk::RespectsBlackBoxConstraints {};
+
 template <class Self>
 class Forward<Self, sdk::FitsPartialObservations> : public sdk::FitsPartialObservations {
  public:
@@ -221,39 +244,51 @@ class GuardedAcquisition final : public sdk::Acquisition,
                                  public ProxyCore<sdk::Acquisition, Caps...>,
                                  public Forward<GuardedAcquisition<Caps...>, Caps>... {
  public:
-  using ProxyCore<sdk::Acquisition, Caps...>::ProxyCore;
   using ProxyCore<sdk::Acquisition, Caps...>::guard;
   using ProxyCore<sdk::Acquisition, Caps...>::inner;
+
+  GuardedAcquisition(std::shared_ptr<sdk::Acquisition> acquisition, std::string id,
+                     FaultRecorder& recorder, ValueRange& range)
+      : ProxyCore<sdk::Acquisition, Caps...>(std::move(acquisition), std::move(id), recorder),
+        range_(range) {}
 
   void bind(const sdk::AcquisitionInputs& inputs) override {
     this->guard("bind", [&] { this->base().bind(inputs); });
   }
   double value(const Eigen::VectorXd& x) const override {
-    return this->guard("value", [&] { return this->base().value(x); });
+    const double v = this->guard("value", [&] { return this->base().value(x); });
+    range_.add(v);
+    return v;
   }
   void values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const override {
     this->guard("values", [&] { this->base().values(X, out); });
+    for (Eigen::Index i = 0; i < out.size(); ++i) range_.add(out[i]);
   }
+
+ private:
+  ValueRange& range_;
 };
 
 // Picks, at run time, the instantiation of Proxy over exactly the capabilities in `Rest` that
 // `inner` implements (2^|capabilities| instantiations, made at compile time).
-template <template <class...> class Proxy, class Base, class... Chosen>
+// `more` goes to the proxy's constructor after (inner, id, recorder).
+template <template <class...> class Proxy, class Base, class... Chosen, class... More>
 std::shared_ptr<Base> make_proxy(TypeList<Chosen...>, TypeList<>, std::shared_ptr<Base> inner,
-                                 std::string id, FaultRecorder& recorder) {
-  return std::make_shared<Proxy<Chosen...>>(std::move(inner), std::move(id), recorder);
+                                 std::string id, FaultRecorder& recorder, More&... more) {
+  return std::make_shared<Proxy<Chosen...>>(std::move(inner), std::move(id), recorder, more...);
 }
 
-template <template <class...> class Proxy, class Base, class... Chosen, class Next, class... Rest>
+template <template <class...> class Proxy, class Base, class... Chosen, class Next, class... Rest,
+          class... More>
 std::shared_ptr<Base> make_proxy(TypeList<Chosen...>, TypeList<Next, Rest...>,
                                  std::shared_ptr<Base> inner, std::string id,
-                                 FaultRecorder& recorder) {
+                                 FaultRecorder& recorder, More&... more) {
   if (dynamic_cast<Next*>(inner.get()) != nullptr) {
     return make_proxy<Proxy>(TypeList<Chosen..., Next>{}, TypeList<Rest...>{}, std::move(inner),
-                             std::move(id), recorder);
+                             std::move(id), recorder, more...);
   }
   return make_proxy<Proxy>(TypeList<Chosen...>{}, TypeList<Rest...>{}, std::move(inner),
-                           std::move(id), recorder);
+                           std::move(id), recorder, more...);
 }
 
 // Every capability of sdk/capabilities/{surrogate,acquisition}.hpp that a surrogate or an
@@ -262,8 +297,8 @@ std::shared_ptr<Base> make_proxy(TypeList<Chosen...>, TypeList<Next, Rest...>,
 using SurrogateCapabilities =
     TypeList<sdk::FormulatesSurrogate, sdk::DecodesSolution, sdk::DensityModel,
              sdk::ReportsGoodFraction, sdk::PosteriorSampler, sdk::FitsPartialObservations>;
-using AcquisitionCapabilities =
-    TypeList<sdk::FormulatesAcquisition, sdk::DecodesSolution, sdk::ProposesCandidates>;
+using AcquisitionCapabilities = TypeList<sdk::FormulatesAcquisition, sdk::DecodesSolution,
+                                         sdk::ProposesCandidates, sdk::RespectsBlackBoxConstraints>;
 
 }  // namespace
 
@@ -276,9 +311,10 @@ std::shared_ptr<sdk::Surrogate> make_guarded_surrogate(std::shared_ptr<sdk::Surr
 
 std::shared_ptr<sdk::Acquisition> make_guarded_acquisition(
     std::shared_ptr<sdk::Acquisition> acquisition, std::string component_id,
-    FaultRecorder& recorder) {
+    FaultRecorder& recorder, ValueRange& range) {
   return make_proxy<GuardedAcquisition>(TypeList<>{}, AcquisitionCapabilities{},
-                                        std::move(acquisition), std::move(component_id), recorder);
+                                        std::move(acquisition), std::move(component_id), recorder,
+                                        range);
 }
 
 }  // namespace arbo::kernel

@@ -20,6 +20,8 @@
 /// proxy hides it.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -60,15 +62,41 @@ class FaultRecorder {
   std::string what_;
 };
 
+/// How many points a proxied acquisition evaluated since `reset()`, and the lowest and highest
+/// of the values it returned (NaN ignored). The kernel reads it after each black-box solve to
+/// tell the user when the solver saw a constant acquisition, which makes the proposal no better
+/// than a random point. Thread-safe without locks (a solver may evaluate from several threads);
+/// one relaxed update per point.
+class ValueRange {
+ public:
+  /// Forgets everything; called before each solve.
+  void reset() noexcept;
+  /// Counts one evaluated point with value `v`.
+  void add(double v) noexcept;
+  /// Points evaluated since the last reset.
+  std::int64_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+  /// Lowest and highest non-NaN value (+inf and -inf when there is none).
+  double lowest() const noexcept { return lowest_.load(std::memory_order_relaxed); }
+  double highest() const noexcept { return highest_.load(std::memory_order_relaxed); }
+  /// True when at least two points were evaluated and every non-NaN value was the same.
+  bool constant() const noexcept { return count() >= 2 && lowest() == highest(); }
+
+ private:
+  std::atomic<std::int64_t> count_{0};
+  std::atomic<double> lowest_{0.0};
+  std::atomic<double> highest_{0.0};
+};
+
 /// A proxy of `surrogate` (named `component_id` in messages) with exactly its capabilities.
 /// The proxy holds `surrogate` alive; `recorder` must outlive it.
 std::shared_ptr<sdk::Surrogate> make_guarded_surrogate(std::shared_ptr<sdk::Surrogate> surrogate,
                                                        std::string component_id,
                                                        FaultRecorder& recorder);
 
-/// A proxy of `acquisition` with exactly its capabilities; see `make_guarded_surrogate`.
+/// A proxy of `acquisition` with exactly its capabilities; see `make_guarded_surrogate`. Every
+/// value it returns through `value`/`values` is also added to `range`, which must outlive it.
 std::shared_ptr<sdk::Acquisition> make_guarded_acquisition(
     std::shared_ptr<sdk::Acquisition> acquisition, std::string component_id,
-    FaultRecorder& recorder);
+    FaultRecorder& recorder, ValueRange& range);
 
 }  // namespace arbo::kernel

@@ -200,6 +200,20 @@ double Proposer::fit_and_bind(std::uint64_t uk) {
   return seconds_since(t0);
 }
 
+// A black-box solver that saw one value everywhere had nothing to maximize: its answer is
+// whatever its search order makes it, no better than a random point. Said once per proposal,
+// because the user would otherwise take the proposals for the model's.
+void Proposer::warn_if_constant(const std::string& solver_id) const {
+  const ValueRange& r = c_.acquisition_values;
+  if (!r.constant()) return;
+  logger_.warn(
+      "{} was {} at all {} points {} evaluated, so this proposal is no better than a random "
+      "point: the models give the acquisition nothing to choose by (e.g. expected improvement "
+      "underflows to 0 where the predicted uncertainty is tiny against the objective's scale, "
+      "or every constraint model predicts infeasibility with certainty)",
+      pipeline_.acquisition->id(), r.lowest(), r.count(), solver_id);
+}
+
 ProposedPoint Proposer::propose(std::int64_t k) {
   const auto uk = static_cast<std::uint64_t>(k);
   ProposedPoint out;
@@ -234,10 +248,12 @@ ProposedPoint Proposer::propose(std::int64_t k) {
   const std::string& sid = pipeline_.inner_solver.id();
   const auto t0 = Clock::now();
   c_.faults.clear();
+  c_.acquisition_values.reset();
   sdk::Proposal p = guarded_call(
       sid, "maximize", [&] { return c_.solver->maximize(request); },
       [&](const std::exception* e, std::string_view what) { return blame(e, what); });
   stats.solve_seconds = seconds_since(t0);
+  if (use_model && !p.certificate) warn_if_constant(sid);
   out.plugin_seconds += stats.solve_seconds;
   out.origin = out.stage;
   if (!p.found) {

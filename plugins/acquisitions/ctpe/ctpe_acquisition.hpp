@@ -24,7 +24,9 @@ namespace arbo::plugins {
 /// affine in PI, Prop. 1; no term without an incumbent) and log P(c <= 0) for a constraint.
 ///
 /// Candidates (`ProposesCandidates`): n draws split evenly over the l of the metrics scored.
-class CtpeAcquisition final : public sdk::Acquisition, public sdk::ProposesCandidates {
+class CtpeAcquisition final : public sdk::Acquisition,
+                              public sdk::ProposesCandidates,
+                              public sdk::RespectsBlackBoxConstraints {
  public:
   explicit CtpeAcquisition(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

@@ -183,32 +183,50 @@ ProbabilityOfImprovement::ProbabilityOfImprovement(const sdk::CreateArgs& args)
 // lcb
 
 const sdk::ParamSpecList& LowerConfidenceBound::params() {
-  static const sdk::ParamSpecList specs{sdk::ParamSpec::real(
-      "kappa",
-      "Exploration weight: standard deviations subtracted from the predicted mean (the value "
-      "maximized is -(mean - kappa * sd)). 1.96 is LEAF-GP's value; the Mondrian-forest thesis "
-      "names LCB without a kappa. 0 is pure exploitation.",
-      1.96, 0.0)};
+  static const sdk::ParamSpecList specs{
+      sdk::ParamSpec::real(
+          "kappa",
+          "Exploration weight: standard deviations subtracted from the predicted mean (the "
+          "value maximized is -(mean - kappa * sd)). 1.96 is LEAF-GP's value; the "
+          "Mondrian-forest thesis names LCB without a kappa. 0 is pure exploitation.",
+          1.96, 0.0),
+      sdk::ParamSpec::real(
+          "constraint_kappa",
+          "Black-box constraints (c_k(x) <= 0 is feasible): a point is admitted when "
+          "mean_k(x) - constraint_kappa * sd_k(x) <= 0 for every constraint model k, optimistic "
+          "as the bound itself; 0 admits the points whose predicted mean is feasible. In a model "
+          "each constraint surrogate formulates itself and adds that row; black-box solvers see "
+          "-infinity where a point is not admitted. Not in the LEAF-GP paper, whose problems "
+          "have no black-box constraints.",
+          1.96, 0.0)};
   return specs;
 }
 
 LowerConfidenceBound::LowerConfidenceBound(const sdk::CreateArgs& args)
-    : GaussianAcquisition(args), kappa_(args.params.get_real("kappa")) {}
+    : GaussianAcquisition(args),
+      kappa_(args.params.get_real("kappa")),
+      constraint_kappa_(args.params.get_real("constraint_kappa")) {}
 
-void LowerConfidenceBound::bind(const sdk::AcquisitionInputs& inputs) {
-  // Black-box constraint models are ignored (documented choice), in value() and formulate()
-  // alike, so that LCB pipelines with black-box constraints run like the LEAF-GP paper's.
-  bind_models(inputs, false);
-  if (!inputs.constraints.empty()) {
-    ctx_.debug("ignores {} black-box constraint model(s)", inputs.constraints.size());
+void LowerConfidenceBound::bind(const sdk::AcquisitionInputs& inputs) { bind_models(inputs, true); }
+
+// Within 1e-6 of the constraint's scale (its largest observed |value|, at least 1), the
+// model solver's feasibility tolerance: a solver's point on the bound's boundary is admitted.
+bool LowerConfidenceBound::admitted(const Buffers& buf, Eigen::Index i) const {
+  for (std::size_t k = 0; k < constraints_.size(); ++k) {
+    const double sd = std::sqrt(std::max(buf.c_var[k][i], 0.0));
+    const double tolerance = 1e-6 * std::max(1.0, c_scale_[k]);
+    if (!(buf.c_mean[k][i] - constraint_kappa_ * sd <= tolerance)) return false;
   }
+  return true;
 }
 
 void LowerConfidenceBound::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
                                  Eigen::VectorXd& out) const {
   predict_all(X, buf);
-  for (Eigen::Index i = 0; i < X.rows(); ++i)
-    out[offset + i] = kappa_ * std::sqrt(std::max(buf.var[i], 0.0)) - buf.mean[i];
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    out[offset + i] = admitted(buf, i) ? kappa_ * std::sqrt(std::max(buf.var[i], 0.0)) - buf.mean[i]
+                                       : -std::numeric_limits<double>::infinity();
+  }
 }
 
 void LowerConfidenceBound::formulate(sdk::Model& model, const sdk::PointVariables& point) const {
@@ -241,6 +259,28 @@ void LowerConfidenceBound::formulate(sdk::Model& model, const sdk::PointVariable
   if (kappa_ > 0.0) objective.linear.push_back({f.stddev_var, kappa_});
   objective.constant = -f.mean_constant;
   model.set_objective(std::move(objective));
+  // One row per black-box constraint model: mean_k(x) - constraint_kappa * s_k <= 0, with
+  // s_k <= sd_k(x) (the hypograph variable), i.e. mean_k - constraint_kappa * sd_k <= 0.
+  for (std::size_t k = 0; k < constraints_.size(); ++k) {
+    const auto* c = dynamic_cast<const sdk::FormulatesSurrogate*>(constraints_[k]);
+    if (c == nullptr) {
+      throw sdk::Error(
+          "acquisition/lcb writes black-box constraints into a model through their "
+          "surrogates, which need the capability arbo::sdk::FormulatesSurrogate; this one does "
+          "not offer it. Use a black-box inner solver");
+    }
+    const sdk::FormulatesSurrogate::Output g = c->formulate(model, point);
+    if (constraint_kappa_ > 0.0 && g.stddev_var < 0) {
+      throw sdk::Error(
+          "acquisition/lcb needs the constraint surrogate's formulation to provide stddev_var "
+          "(a variable s <= sigma(x)) for constraint_kappa > 0; use constraint_kappa = 0 or a "
+          "black-box inner solver");
+    }
+    sdk::LinearRow row{fmt::format("black_box_constraint_{}", k), g.mean, sdk::RowSense::LessEqual,
+                       -g.mean_constant};
+    if (constraint_kappa_ > 0.0) row.terms.push_back({g.stddev_var, -constraint_kappa_});
+    model.add_linear_row(std::move(row));
+  }
 }
 
 bool LowerConfidenceBound::decode(const sdk::Model& model, const sdk::PointVariables& point,
@@ -248,7 +288,24 @@ bool LowerConfidenceBound::decode(const sdk::Model& model, const sdk::PointVaria
                                   const std::vector<const sdk::Constraint*>& constraints,
                                   Eigen::VectorXd& x) const {
   const auto* d = dynamic_cast<const sdk::DecodesSolution*>(objective_);
-  return d != nullptr && d->decode(model, point, solution, constraints, x);
+  Eigen::VectorXd query = x;
+  if (d == nullptr || !d->decode(model, point, solution, constraints, query)) return false;
+  // The objective's query (its cell's centre) is chosen without the constraint rows: kept only
+  // where the constraint models admit it, else the solver's point, which satisfies the rows.
+  if (!constraints_.empty()) {
+    Buffers buf;
+    buf.c_mean.resize(constraints_.size());
+    buf.c_var.resize(constraints_.size());
+    predict_all(query.transpose(), buf);
+    if (!admitted(buf, 0)) {
+      ctx_.debug(
+          "the decoded query is not admitted by the constraint models; the solver's "
+          "point is proposed");
+      return false;
+    }
+  }
+  x = query;
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------

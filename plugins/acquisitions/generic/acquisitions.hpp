@@ -92,12 +92,16 @@ class ProbabilityOfImprovement final : public ImprovementAcquisition {
   explicit ProbabilityOfImprovement(const sdk::CreateArgs& args);
 };
 
-/// Negated lower confidence bound, -(mu - kappa sigma). Also writes itself into a model when the
-/// objective surrogate can (`FormulatesSurrogate` with a `stddev_var`), and forwards
-/// `DecodesSolution` to that surrogate (a tree-kernel GP picks the query inside its leaf cell).
+/// Negated lower confidence bound, -(mu - kappa sigma), over the points every black-box
+/// constraint model admits (mu_k - constraint_kappa sigma_k <= 0; -infinity elsewhere). Also
+/// writes itself into a model when the surrogates can (`FormulatesSurrogate` with a
+/// `stddev_var`): the objective, plus one row per constraint model; and forwards
+/// `DecodesSolution` to the objective surrogate (a tree-kernel GP picks the query inside its
+/// leaf cell), keeping the query only where the constraint models admit it.
 class LowerConfidenceBound final : public GaussianAcquisition,
                                    public sdk::FormulatesAcquisition,
-                                   public sdk::DecodesSolution {
+                                   public sdk::DecodesSolution,
+                                   public sdk::RespectsBlackBoxConstraints {
  public:
   explicit LowerConfidenceBound(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();
@@ -111,12 +115,16 @@ class LowerConfidenceBound final : public GaussianAcquisition,
  private:
   void score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::Index offset,
              Eigen::VectorXd& out) const override;
+  /// True when every constraint model admits the point(s) of row `i` of `buf`.
+  bool admitted(const Buffers& buf, Eigen::Index i) const;
   double kappa_;
+  double constraint_kappa_;
 };
 
 /// Constraint-weighted EI: EI(x) * prod_k P(C_k(x) <= 0), with y* the best feasible y; while no
 /// observation is feasible, the probability of feasibility alone.
-class ConstrainedExpectedImprovement final : public GaussianAcquisition {
+class ConstrainedExpectedImprovement final : public GaussianAcquisition,
+                                             public sdk::RespectsBlackBoxConstraints {
  public:
   explicit ConstrainedExpectedImprovement(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

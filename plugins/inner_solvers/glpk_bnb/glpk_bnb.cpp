@@ -61,8 +61,11 @@ const sdk::ParamSpecList& GlpkBnb::params() {
   static const sdk::ParamSpecList specs{
       sdk::ParamSpec::real("absolute_gap", "Stop when incumbent - bound <= this (objective units).",
                            1e-4, 0.0),
-      sdk::ParamSpec::real("relative_gap", "Stop when incumbent - bound <= this * |incumbent|.",
-                           1e-4, 0.0),
+      sdk::ParamSpec::real(
+          "relative_gap",
+          "Stop when incumbent - bound <= this * min(|incumbent|, |incumbent - c|), c the "
+          "objective's constant term (so that no constant loosens the tolerance).",
+          1e-4, 0.0),
       sdk::ParamSpec::real("feasibility_tolerance",
                            "Largest violation of a row, bound or integrality accepted in a "
                            "solution (absolute).",

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Pure MILPs through GLPK's own branch-and-cut (glp_intopt), with the same result contract.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -33,13 +34,15 @@ double finite_or_zero(double v) noexcept { return std::isfinite(v) ? v : 0.0; }
 // Plain data shared with the branch-and-cut callback, which runs inside the guarded section.
 struct CallbackData {
   double abs_gap;
+  double rel_gap;
+  double cost_const;  // the objective's constant term, which GLPK's objective lacks
   long long node_limit;
   const BnbConfig* config;
   double best_bound;  // of the minimization
   int have_bound;
   int nodes;
   int iterations;
-  int stopped;  // 1: node limit, 2: absolute gap, 3: cancelled
+  int stopped;  // 1: node limit, 2: gap, 3: cancelled
 };
 
 bool cancelled(const BnbConfig* config) noexcept {
@@ -67,7 +70,9 @@ void callback(glp_tree* tree, void* info) noexcept {
     d->stopped = 1;
     glp_ios_terminate(tree);
   } else if (d->have_bound && glp_mip_status(p) == GLP_FEAS &&
-             glp_mip_obj_val(p) - d->best_bound <= d->abs_gap) {
+             glp_mip_obj_val(p) - d->best_bound <=
+                 std::max(d->abs_gap, d->rel_gap * gap_base(glp_mip_obj_val(p) + d->cost_const,
+                                                            d->cost_const))) {
     d->stopped = 2;
     glp_ios_terminate(tree);
   } else if (cancelled(d->config)) {
@@ -127,9 +132,17 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
       std::isfinite(options.time_limit_seconds)
           ? static_cast<int>(std::min(2e9, std::max(1.0, 1000.0 * options.time_limit_seconds)))
           : std::numeric_limits<int>::max();
-  CallbackData data{options.absolute_gap, options.node_limit, &config, -kInfinity, 0, 0, 0, 0};
+  CallbackData data{options.absolute_gap,
+                    options.relative_gap,
+                    P.cost_const,
+                    options.node_limit,
+                    &config,
+                    -kInfinity,
+                    0,
+                    0,
+                    0,
+                    0};
   CallbackData* pdata = &data;
-  const double rel_gap = options.relative_gap;
   int rc = 0, status = 0;
   double obj = 0.0;
 
@@ -157,7 +170,9 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
     parm.msg_lev = GLP_MSG_OFF;
     parm.presolve = GLP_ON;
     parm.tm_lim = tm_lim;
-    parm.mip_gap = rel_gap;
+    // The relative gap is the callback's (sdk::SolveOptions's measure, constant term included);
+    // GLPK's own mip_gap would measure it without the constant.
+    parm.mip_gap = 0.0;
     parm.gmi_cuts = GLP_ON;
     parm.mir_cuts = GLP_ON;
     parm.cov_cuts = GLP_ON;
@@ -204,12 +219,15 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
     }
     res.x = std::move(xs);
     res.objective = model.evaluate(res.x).objective;
+    // GLPK's objective lacks the constant term (sdk::SolveOptions's measure).
     const double diff = std::max(0.0, obj - bound);
-    res.gap = diff == 0.0 ? 0.0 : diff / std::max(std::abs(obj), 1e-10);
+    res.gap =
+        diff == 0.0 ? 0.0 : diff / std::max(gap_base(obj + P.cost_const, P.cost_const), 1e-10);
   } else {
     res.objective = P.sense > 0 ? kInfinity : -kInfinity;
   }
-  res.best_bound = P.sense * bound;
+  // The bound of GLPK's objective plus the constant term it does not have.
+  res.best_bound = P.sense * (bound + P.cost_const);
   if (finished && have_x) {
     res.status = sdk::SolveStatus::Optimal;
   } else if (rc == 0 || rc == GLP_ETMLIM || rc == GLP_ESTOP || rc == GLP_EMIPGAP) {

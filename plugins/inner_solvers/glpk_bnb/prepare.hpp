@@ -4,6 +4,8 @@
 /// static rows, convex rows to outer-approximate, and products to relax with McCormick.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
@@ -91,6 +93,12 @@ Prepared prepare(const sdk::Model& model);
 bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable>& vars,
                std::vector<double>& lo, std::vector<double>& up, const std::vector<char>& integer,
                std::string& why, int max_rounds = 30);
+
+/// The magnitude a relative gap is measured against (sdk::SolveOptions): the smaller of
+/// |value| and |value - constant|, in internal units, so that no constant term loosens it.
+inline double gap_base(double value, double constant) {
+  return std::min(std::abs(value), std::abs(value - constant));
+}
 
 /// Bounds of x_i * x_j over the box.
 void product_bounds(double li, double ui, double lj, double uj, bool square, double& lo,

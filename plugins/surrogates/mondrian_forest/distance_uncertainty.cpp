@@ -5,13 +5,23 @@
 #include <cmath>
 
 namespace arbo::plugins {
+namespace {
+
+// Goodall4's S(a, a) for the category code `a` (0 for a code no row has or outside the table).
+double similarity(const Eigen::VectorXd& table, double a) {
+  return a >= 0 && a < static_cast<double>(table.size()) ? table[static_cast<Eigen::Index>(a)]
+                                                         : 0.0;
+}
+
+}  // namespace
 
 void DistanceUncertainty::configure(const sdk::Space& space, DistanceScaling scaling, double zeta,
-                                    bool literal_goodall) {
+                                    CategoricalDistance categorical, DistanceUnits units) {
   space_ = &space;
   scaling_ = scaling;
   zeta_ = zeta;
-  literal_goodall_ = literal_goodall;
+  categorical_distance_ = categorical;
+  units_ = units;
 }
 
 void DistanceUncertainty::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
@@ -56,6 +66,7 @@ void DistanceUncertainty::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y
 
   const auto nk = static_cast<Eigen::Index>(categorical_.size());
   Xk_.resize(n, nk);
+  self_.resize(n, nk);
   goodall_.assign(static_cast<std::size_t>(nk), Eigen::VectorXd());
   for (Eigen::Index c = 0; c < nk; ++c) {
     const Eigen::Index k = categorical_[static_cast<std::size_t>(c)];
@@ -68,38 +79,46 @@ void DistanceUncertainty::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y
       const double a = Xk_(i, c);
       if (a >= 0 && a < static_cast<double>(levels)) counts[static_cast<Eigen::Index>(a)] += 1.0;
     }
-    // Goodall4: S(a, a) = c(a)(c(a) - 1) / (n(n - 1)); with n < 2 no pair exists, so S = 0.
-    // Ambiguity: the thesis (Eq. 4.2) adds the similarity itself, with a 1/D factor, as if it
-    // were a distance; ENTMOOT, whose code the thesis extends (Sec. 4.4), adds the
-    // non-similarity 1 - S per categorical coordinate, which is positive even between equal
-    // categories (0 only for a category all rows share). The thesis's distance to the closest
-    // observed point (Sec. 4.2) also means u = 0 at observed points, and the literal form
-    // breaks that: measured on func3c (3 categoricals), cwei then re-proposed
-    // near-copies of observed infeasible points and found a feasible point on 1 of 5 seeds
-    // (random search: 5 of 5). By default equal categories therefore add 0 and different ones
-    // 1 - S = 1 (Goodall4's S is 0 between different categories); `categorical_distance =
-    // "entmoot"` restores the literal form.
+    // Goodall4 (Eq. 4.2): S(a, a) = c(a)(c(a) - 1) / (n(n - 1)), S(a, b) = 0 for a != b; with
+    // n < 2 no pair exists, so S = 0.
     const double pairs = static_cast<double>(n) * static_cast<double>(n - 1);
-    goodall_[static_cast<std::size_t>(c)] =
-        pairs > 0.0 ? Eigen::VectorXd(counts.array() * (counts.array() - 1.0) / pairs)
-                    : Eigen::VectorXd(Eigen::VectorXd::Zero(levels));
+    Eigen::VectorXd& table = goodall_[static_cast<std::size_t>(c)];
+    table = pairs > 0.0 ? Eigen::VectorXd(counts.array() * (counts.array() - 1.0) / pairs)
+                        : Eigen::VectorXd(Eigen::VectorXd::Zero(levels));
+    for (Eigen::Index i = 0; i < n; ++i) self_(i, c) = similarity(table, Xk_(i, c));
   }
+  // Ambiguity: Eq. 4.2 sums the similarity S itself "as the distance", with a 1/D factor, so
+  // read literally a point's distance to its own copy would be positive and to any other
+  // category 0. A similarity that is a kernel (Goodall4's is: a diagonal matrix with
+  // entries S(a) >= 0) induces the squared distance S(a, a) + S(b, b) - 2 S(a, b), which is
+  // in the same squared units as Eq. 4.1, is 0 between equal categories (so u = 0 at observed
+  // points, the thesis's "distance to the closest previously observed point", Sec. 4.2) and
+  // uses the Goodall4 table: mismatches between frequent categories count more. D is "the
+  // number of dimensions of the input space" (Sec. 4.2), all coordinates, as printed.
+  inv_dim_ = d > 0 ? 1.0 / static_cast<double>(d) : 1.0;
 
   // Ambiguity: "Min-Max scaling to [0, max|y|]" (Sec. 4.2) could mean scaling over each batch of
   // candidates; that depends on the batch and is degenerate for Nelder-Mead's single points,
   // so the fixed factor max|y| of Eq. 4.3 is used. y is the metric as the kernel gives it
   // (objective in minimization sense, constraints as raw c(x)).
-  y_largest_ = n > 0 ? y.cwiseAbs().maxCoeff() : 0.0;
+  const double y_largest = n > 0 ? y.cwiseAbs().maxCoeff() : 0.0;
+  // Ambiguity (units): the thesis's u is a variance (Eqs. 2.29, 4.6; N(x | M(x), u(x)) in the
+  // probability of feasibility, Eq. 3.2) and is clipped at the variance V(y) (Eq. 4.3), but
+  // dist * max|y| has the units of y, not y^2: taken literally (`variance_literal`) sigma
+  // would not scale with the objective. By default the scale factor is squared, so that sigma
+  // = max|y| * sqrt(dist) is the distance "scaled to [0, max|y|]" and u = sigma^2 is capped at
+  // zeta * V(y): multiplying y by a constant multiplies sigma by the same constant.
+  distance_factor_ = units_ == DistanceUnits::Variance ? y_largest * y_largest : y_largest;
   // Var(y) with ddof = 0 (numpy's default); the cap is zeta * Var(y) of this model's own
   // target, so the objective and every constraint have their own scale.
   const double var = n > 0 ? (y.array() - y.mean()).square().mean() : 0.0;
   cap_ = zeta_ * var;
 }
 
-void DistanceUncertainty::evaluate(const Eigen::MatrixXd& Xt, Eigen::VectorXd& u) const {
+void DistanceUncertainty::evaluate(const Eigen::MatrixXd& Xt, Eigen::VectorXd& variance) const {
   const Eigen::Index m = Xt.cols();
   const Eigen::Index n = Xc_.rows();
-  u.resize(m);
+  variance.resize(m);
   // One scratch vector per call; the inner loops run along the n training rows, which
   // vectorizes for any dimension and gives an exact 0 at a training point (no |a|^2 + |b|^2 -
   // 2ab cancellation).
@@ -114,21 +133,21 @@ void DistanceUncertainty::evaluate(const Eigen::MatrixXd& Xt, Eigen::VectorXd& u
     for (std::size_t c = 0; c < categorical_.size(); ++c) {
       const auto ci = static_cast<Eigen::Index>(c);
       // Unsnapped query codes are rounded to the nearest category; codes no row has (or
-      // outside the space) have similarity 0, i.e. non-similarity 1 to every row.
+      // outside the space) have S = 0.
       const double a = std::round(Xt(categorical_[c], i));
-      const Eigen::VectorXd& table = goodall_[c];
-      const double s = a >= 0 && a < static_cast<double>(table.size())
-                           ? table[static_cast<Eigen::Index>(a)]
-                           : 0.0;
-      if (literal_goodall_) {
-        dist += 1.0;
-        if (s > 0.0) dist -= s * (Xk_.col(ci).array() == a).cast<double>();
-      } else {
-        dist += (Xk_.col(ci).array() != a).cast<double>();
+      const double s = similarity(goodall_[c], a);
+      const auto differs = (Xk_.col(ci).array() != a).cast<double>();
+      switch (categorical_distance_) {
+        case CategoricalDistance::Goodall4:
+          dist += differs * (s + self_.col(ci).array()) * inv_dim_;
+          break;
+        case CategoricalDistance::Hamming: dist += differs; break;
+        case CategoricalDistance::Entmoot: dist += 1.0 - (1.0 - differs) * s; break;
       }
     }
     const double nearest = n > 0 ? dist.minCoeff() : 0.0;
-    u[i] = std::min(y_largest_ * nearest, cap_);
+    const double u = std::min(distance_factor_ * nearest, cap_);
+    variance[i] = units_ == DistanceUnits::StdDev ? u * u : u;
   }
 }
 

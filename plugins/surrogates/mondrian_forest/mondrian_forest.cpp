@@ -18,10 +18,12 @@ const sdk::ParamSpecList& MondrianForestSurrogate::params() {
                               20, 1, 10000),
       sdk::ParamSpec::choice(
           "uncertainty",
-          "Predictive variance: 'distance' is the thesis's metric u(x) = min(max|y| * "
-          "min_i dist(x, x_i), zeta * Var(y)), dist = squared Euclidean on scaled continuous "
-          "coordinates + Goodall4 non-similarity on categorical/binary ones; 'variance' is the "
-          "forest's mixture variance of the path-weighted tree predictions.",
+          "Predictive variance: 'distance' is the thesis's distance-based uncertainty (Sec. "
+          "4.2, Eqs. 4.1-4.3): the squared distance to the nearest observed point (squared "
+          "Euclidean on scaled continuous coordinates + the categorical distance), scaled by "
+          "max|y| and clipped at zeta * Var(y) of this model's own target (see distance_as); "
+          "'variance' is the forest's mixture variance of the path-weighted tree predictions "
+          "('MF + Variance').",
           "distance", {"distance", "variance"}),
       sdk::ParamSpec::real("lifetime",
                            "Mondrian lifetime lambda (in units of 1 / encoded length): splits "
@@ -48,18 +50,25 @@ const sdk::ParamSpecList& MondrianForestSurrogate::params() {
           "standard", {"standard", "bounds", "none"}),
       sdk::ParamSpec::choice(
           "categorical_distance",
-          "Distance uncertainty only: per categorical/binary coordinate, 'goodall4' adds the "
-          "Goodall4 non-similarity 1 - S(a, b) between different categories (S = 0 there, so 1) "
-          "and 0 between equal ones, which keeps u = 0 at observed points; 'entmoot' adds "
-          "1 - S(a, b) literally, also 1 - c(a)(c(a)-1)/(n(n-1)) > 0 between equal categories, so "
-          "u stays positive at observed points of mixed spaces.",
-          "goodall4", {"goodall4", "entmoot"}),
+          "Distance uncertainty only: distance between categories a and b of a categorical or "
+          "binary coordinate, with S(a) = c(a)(c(a)-1)/(n(n-1)) the Goodall4 similarity of a "
+          "category with itself (c(a) = rows with category a). 'goodall4' is Eq. 4.2 made a "
+          "distance: (1/D) (S(a) + S(b)) if a != b, else 0, the squared distance induced by the "
+          "Goodall4 similarity, D = the space's dimension, so u = 0 at observed points; "
+          "'hamming' adds 1 per differing category; 'entmoot' adds ENTMOOT's non-similarity 1 - "
+          "S(a) between equal categories and 1 between different ones, so u stays positive at "
+          "observed points.",
+          "goodall4", {"goodall4", "hamming", "entmoot"}),
       sdk::ParamSpec::choice(
           "distance_as",
-          "Distance uncertainty only: 'stddev' returns variance = u^2, so acquisitions use u as "
-          "the standard deviation (the thesis plugs u into EI/PoF as sigma); 'variance' returns "
-          "variance = u.",
-          "stddev", {"stddev", "variance"}),
+          "Distance uncertainty only: what the clipped distance is. 'variance': the variance "
+          "u = min(max|y|^2 dist, zeta Var(y)), i.e. sigma = max|y| sqrt(dist) capped at "
+          "sqrt(zeta Var(y)); the thesis's u is a variance (Eqs. 2.29, 3.2, 4.3) and both terms "
+          "are then in units of y^2, so sigma scales with y. 'variance_literal': the variance "
+          "u = min(max|y| dist, zeta Var(y)), Eq. 4.3 as printed (sigma does not scale with y). "
+          "'stddev': that same u used as the standard deviation (variance u^2), the former "
+          "default: with |y| << 1 EI underflows to 0 everywhere, with |y| >> 1 sigma is huge.",
+          "variance", {"variance", "variance_literal", "stddev"}),
   };
   return specs;
 }
@@ -75,13 +84,20 @@ MondrianForestSurrogate::MondrianForestSurrogate(const sdk::CreateArgs& args)
   settings_.min_samples_split = static_cast<int>(p.get_int("min_samples_split"));
   settings_.max_depth = static_cast<int>(p.get_int("max_depth"));
   distance_ = p.get_string("uncertainty") == "distance";
-  distance_is_stddev_ = p.get_string("distance_as") == "stddev";
   const std::string& scaling = p.get_string("distance_scaling");
+  const std::string& categorical = p.get_string("categorical_distance");
+  const std::string& units = p.get_string("distance_as");
   uncertainty_.configure(space_,
                          scaling == "standard" ? DistanceScaling::Standard
                          : scaling == "bounds" ? DistanceScaling::Bounds
                                                : DistanceScaling::None,
-                         p.get_real("zeta"), p.get_string("categorical_distance") == "entmoot");
+                         p.get_real("zeta"),
+                         categorical == "goodall4"  ? CategoricalDistance::Goodall4
+                         : categorical == "hamming" ? CategoricalDistance::Hamming
+                                                    : CategoricalDistance::Entmoot,
+                         units == "variance"           ? DistanceUnits::Variance
+                         : units == "variance_literal" ? DistanceUnits::LiteralVariance
+                                                       : DistanceUnits::StdDev);
 }
 
 void MondrianForestSurrogate::fit(const sdk::Dataset& data, const sdk::Metric& metric) {
@@ -111,13 +127,7 @@ void MondrianForestSurrogate::predict(const Eigen::MatrixXd& X, Eigen::VectorXd&
   // Points as contiguous columns: one copy per call, none per point.
   const Eigen::MatrixXd Xt = X.transpose();
   forest_.predict(Xt, mean, variance);
-  if (distance_) {
-    // Ambiguity (sigma vs sigma^2): u is clipped at a variance, Var(y) (Eq. 4.3), yet the
-    // thesis uses it as the standard deviation in EI and PoF; by default it is returned squared so
-    // that acquisitions, which take sqrt(variance), see sigma = u.
-    uncertainty_.evaluate(Xt, variance);
-    if (distance_is_stddev_) variance = variance.array().square().matrix();
-  }
+  if (distance_) uncertainty_.evaluate(Xt, variance);
 }
 
 }  // namespace arbo::plugins

@@ -12,8 +12,7 @@
 namespace arbo::plugins {
 
 /// Mean: the forest average of path-weighted Mondrian tree predictions. Variance: either the
-/// forest's mixture variance, or the thesis's distance-based uncertainty u(x) (returned as
-/// u^2 by default, because the thesis plugs u into EI and PoF as a standard deviation).
+/// forest's mixture variance, or the thesis's distance-based uncertainty u(x), a variance.
 /// Trees are refitted from scratch at every `fit`, drawing from the context's random engine.
 class MondrianForestSurrogate final : public sdk::Surrogate {
  public:
@@ -29,7 +28,6 @@ class MondrianForestSurrogate final : public sdk::Surrogate {
   const sdk::Space& space_;
   MondrianSettings settings_;
   bool distance_ = true;
-  bool distance_is_stddev_ = true;
   MondrianForest forest_;
   DistanceUncertainty uncertainty_;
   Eigen::Index dim_ = -1;  // -1 until fitted

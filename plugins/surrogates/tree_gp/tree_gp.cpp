@@ -44,14 +44,19 @@ const sdk::ParamSpecList& TreeGp::params() {
           .as_advanced(),
       sdk::ParamSpec::integer("max_bin", "Histogram bins per feature ('hist' only).", 256, 2, 65536)
           .as_advanced(),
-      sdk::ParamSpec::real_list("signal_variance_bounds",
-                                "Interval of the kernel's signal variance sigma0^2, in "
-                                "standardized target units (the reference code's outputscale "
-                                "bounds).",
-                                {0.05, 20.0}),
+      sdk::ParamSpec::real_list(
+          "signal_variance_bounds",
+          "Interval of the kernel's signal variance sigma0^2, in standardized target units. The "
+          "paper (App. C.1) prints sigma_y in [0.05, 20] and sigma0 in [5e-4, 0.2]: names swapped "
+          "against its reference code, which bounds GPyTorch's outputscale (a variance, sigma0^2) "
+          "by [0.05, 20] and the likelihood noise (sigma_y^2) by [5e-4, 0.2]. The code's reading "
+          "is taken: a signal variance of at most 0.2 could not fit standardized targets (unit "
+          "variance).",
+          {0.05, 20.0}),
       sdk::ParamSpec::real_list("noise_variance_bounds",
                                 "Interval of the noise variance sigma_y^2, in standardized "
-                                "target units.",
+                                "target units: the reference code's noise bounds, a variance "
+                                "(see signal_variance_bounds for the paper's swapped names).",
                                 {5e-4, 0.2}),
       sdk::ParamSpec::integer("gp_epochs",
                               "Adam steps on the exact marginal likelihood (normalized by the "
@@ -205,7 +210,14 @@ bool TreeGp::project_in_cell(const Cell& cell, const std::vector<int>& leaves,
     // the projection's search feasible from its first node (Alkylation's polynomial rows).
     std::vector<Eigen::VectorXd> feasible;
     if (start != nullptr) feasible.push_back(*start);
-    if (!sdk::project_onto_constraints(cell_space, constraints, *solver, y, options, feasible)) {
+    // Eq. 11: the plain squared Euclidean distance to the centre (raw units; the paper
+    // scales nothing, and a distance scaled by the cell's width would weigh a narrow
+    // coordinate more), and categories restricted to the cell's allowed set x_cat*.
+    sdk::ProjectionSpec spec;
+    spec.scale_by_range = false;
+    spec.allowed_categories = cell.allowed;
+    if (!sdk::project_onto_constraints(cell_space, constraints, *solver, y, options, feasible,
+                                       spec)) {
       return false;
     }
   } catch (const sdk::Error& e) {

@@ -2,6 +2,7 @@
 #include "acquisition_xyz.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <arbo/sdk/error.hpp>
 
@@ -24,6 +25,7 @@ void AcquisitionXyz::bind(const arbo::sdk::AcquisitionInputs& inputs) {
     throw arbo::sdk::Error("needs a surrogate of the objective");
   }
   objective_ = inputs.objective;
+  constraints_ = inputs.constraints;
 }
 
 double AcquisitionXyz::value(const Eigen::VectorXd& x) const {
@@ -40,6 +42,13 @@ void AcquisitionXyz::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) cons
   objective_->predict(X, mean, variance);
   // Clamping guards against a model returning a tiny negative variance from round-off.
   out = -(mean.array() - beta_ * variance.array().max(0.0).sqrt()).matrix();
+  for (const arbo::sdk::Surrogate* c : constraints_) {
+    c->predict(X, mean, variance);
+    const Eigen::ArrayXd bound = mean.array() - beta_ * variance.array().max(0.0).sqrt();
+    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+      if (!(bound[i] <= 0.0)) out[i] = -std::numeric_limits<double>::infinity();
+    }
+  }
 }
 
 }  // namespace xyz

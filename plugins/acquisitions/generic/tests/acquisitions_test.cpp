@@ -227,7 +227,15 @@ TEST(acquisitions_generic, values_equal_value_across_blocks) {
     for (Eigen::Index i = 0; i < X.rows(); i += 97)
       EXPECT_EQ(out[i], a.acq->value(X.row(i).transpose())) << name << " row " << i;
     EXPECT_EQ(out[2499], a.acq->value(X.row(2499).transpose())) << name;
-    EXPECT_TRUE(out.allFinite());
+    if (std::string(name) == "lcb") {
+      // -infinity where the constraint model does not admit the point, finite elsewhere.
+      const auto admitted = out.array().isFinite();
+      EXPECT_TRUE((admitted || out.array() == -kInfinity).all());
+      EXPECT_GT(admitted.count(), 0);
+      EXPECT_LT(admitted.count(), out.size());
+    } else {
+      EXPECT_TRUE(out.allFinite()) << name;
+    }
   }
 }
 
@@ -314,6 +322,79 @@ TEST(acquisitions_generic, lcb_says_which_capability_is_missing) {
   Model m;
   EXPECT_NO_THROW(
       dynamic_cast<const FormulatesAcquisition*>(greedy.acq)->formulate(m, point_of(m)));
+}
+
+// A black-box constraint model: mean x1 - 0.5, sd 0.2 everywhere, formulated with s in
+// [0, 0.2] (s <= sigma).
+class FormulatingConstraint final : public Surrogate, public FormulatesSurrogate {
+ public:
+  void fit(const Dataset&, const Metric&) override {}
+  void predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
+               Eigen::VectorXd& variance) const override {
+    mean = (X.col(1).array() - 0.5).matrix();
+    variance = Eigen::VectorXd::Constant(X.rows(), 0.04);
+  }
+  Output formulate(Model& m, const PointVariables& p) const override {
+    Output out;
+    out.mean = {{p.x_vars[1], 1.0}};
+    out.mean_constant = -0.5;
+    out.stddev_var = m.add_variable("s_c", VarType::Continuous, 0.0, 0.2);
+    return out;
+  }
+};
+
+// lcb admits a point when every constraint model's optimistic bound mean - constraint_kappa *
+// sd is <= 0: here x1 <= 0.5 + 1.96 * 0.2 = 0.892 (x1 <= 0.5 with constraint_kappa = 0).
+TEST(acquisitions_generic, lcb_respects_black_box_constraint_models) {
+  Formulating objective;
+  FormulatingConstraint c;
+  Acq lcb("lcb");
+  EXPECT_NE(dynamic_cast<const RespectsBlackBoxConstraints*>(lcb.acq), nullptr);
+  lcb.bind(&objective, {&c}, std::nullopt);
+  Acq plain("lcb");
+  plain.bind(&objective, {}, std::nullopt);
+  EXPECT_EQ(lcb.at(0.5, 0.89), plain.at(0.5, 0.89));
+  EXPECT_EQ(lcb.at(0.5, 0.9), -kInfinity);
+  Acq mean_only("lcb", {{"constraint_kappa", 0.0}});
+  mean_only.bind(&objective, {&c}, std::nullopt);
+  EXPECT_EQ(mean_only.at(0.5, 0.5), plain.at(0.5, 0.5));
+  EXPECT_EQ(mean_only.at(0.5, 0.51), -kInfinity);
+
+  // The formulation: one row per constraint model, satisfied exactly where value() admits.
+  Model m;
+  const PointVariables p = point_of(m);
+  dynamic_cast<const FormulatesAcquisition*>(lcb.acq)->formulate(m, p);
+  ASSERT_EQ(m.num_variables(), 4u);  // a, b, the objective's s, the constraint's s_c
+  const double sigma = std::sqrt(1.0 - 0.09);
+  EXPECT_LE(m.evaluate({0.5, 0.89, sigma, 0.2}).max_violation(), 1e-12);
+  EXPECT_GT(m.evaluate({0.5, 0.9, sigma, 0.2}).max_violation(), 1e-3);
+
+  // Solved by glpk_bnb: the unconstrained optimum (x1 = 1) is cut off at x1 = 0.892.
+  const ComponentInfo& info = component(kGlpk, Kind::InnerSolver, "glpk_bnb");
+  TestContext ctx(3);
+  const ParamSet params = validate_params(info.params(), {}, "inner_solver/glpk_bnb");
+  std::unique_ptr<Component> object(info.create(CreateArgs{ctx, params, lcb.space}));
+  auto* solver = dynamic_cast<InnerSolver*>(object.get());
+  ASSERT_NE(solver, nullptr);
+  Dataset data;
+  data.reset(2, {"c"});
+  const Proposal q = solver->maximize(SolveRequest{lcb.acq, lcb.space, {}, data});
+  ASSERT_TRUE(q.found) << q.note;
+  EXPECT_NEAR(q.x[1], 0.892, 1e-6);
+  EXPECT_NEAR(q.x[0], 0.8 - 2.0 / std::sqrt(1.96 * 1.96 + 4.0), 2e-2);
+  EXPECT_GT(lcb.at(q.x[0], q.x[1]), -kInfinity);
+  EXPECT_NEAR(q.value, lcb.at(q.x[0], q.x[1]), 1e-9);
+
+  // A constraint surrogate that cannot formulate itself is named.
+  Fake opaque(constant(0.0), constant(1.0));
+  lcb.bind(&objective, {&opaque}, std::nullopt);
+  Model m2;
+  try {
+    dynamic_cast<const FormulatesAcquisition*>(lcb.acq)->formulate(m2, point_of(m2));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("FormulatesSurrogate"), std::string::npos) << e.what();
+  }
 }
 
 TEST(acquisitions_generic, lcb_is_solved_by_glpk_bnb) {

@@ -52,6 +52,30 @@ TEST(glpk_bnb_nonconvex, g6) { expect_optimum(glpk_test::g6()); }
 TEST(glpk_bnb_nonconvex, g10) { expect_optimum(glpk_test::g10()); }
 TEST(glpk_bnb_nonconvex, pressure_vessel) { expect_optimum(glpk_test::pressure_vessel()); }
 
+// The relative gap is measured against min(|objective|, |objective - constant term|): adding
+// 1e6 to G3's objective (optimum -1) shifts the objective and the bound by 1e6 and changes
+// nothing else. Measured against the whole objective, 1e-4 relative would be a tolerance of 100
+// and the search would stop at its first incumbent.
+TEST(glpk_bnb_nonconvex, a_constant_term_changes_no_tolerance) {
+  const glpk_test::KnownProblem p = glpk_test::g3();
+  sdk::Model shifted = p.model;
+  sdk::Objective objective = shifted.objective();
+  objective.constant += 1e6;
+  shifted.set_objective(objective);
+  const sdk::SolveResult a = solve_model(p.model, sdk::SolveOptions{});
+  const sdk::SolveResult b = solve_model(shifted, sdk::SolveOptions{});
+  ASSERT_EQ(a.status, sdk::SolveStatus::Optimal) << a.message;
+  ASSERT_EQ(b.status, sdk::SolveStatus::Optimal) << b.message;
+  // The same search up to round-off in the shifted values: both prove G3's optimum.
+  EXPECT_GT(a.nodes, 1);
+  EXPECT_GT(b.nodes, a.nodes / 2);
+  EXPECT_NEAR(a.objective, p.optimum, 1e-3);
+  EXPECT_NEAR(b.objective - 1e6, p.optimum, 1e-3);
+  EXPECT_NEAR(b.best_bound - b.objective, a.best_bound - a.objective, 1e-5);
+  EXPECT_LE(b.gap, 1e-4 + 1e-9);
+  EXPECT_NEAR(b.gap, a.gap, 1e-5);
+}
+
 TEST(glpk_bnb_nonconvex, node_limit_keeps_a_valid_bound) {
   for (const auto& p : {glpk_test::g4(), glpk_test::g10(), glpk_test::pressure_vessel()}) {
     SCOPED_TRACE(p.name);

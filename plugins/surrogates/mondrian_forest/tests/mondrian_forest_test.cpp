@@ -293,10 +293,12 @@ Space mixed_space() {
 struct Reference {
   std::string scaling = "standard";
   double zeta = 1.0;
-  bool literal_goodall = false;  // categorical_distance = "entmoot"
+  std::string categorical = "goodall4";
+  std::string units = "variance";
 };
 
-// The thesis's u(x), written out with plain loops, independently of the plugin.
+// The thesis's u(x) as the variance the plugin returns, written out with plain loops,
+// independently of the plugin.
 double reference_u(const Space& space, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                    const Eigen::VectorXd& x, const Reference& r) {
   const Eigen::Index n = X.rows();
@@ -324,14 +326,20 @@ double reference_u(const Space& space, const Eigen::MatrixXd& X, const Eigen::Ve
     for (Eigen::Index k = 0; k < d; ++k) {
       const ParamType t = space[static_cast<std::size_t>(k)].type;
       if (t == ParamType::Categorical || t == ParamType::Binary) {
-        double s = 0.0;
-        if (X(i, k) == x[k]) {
+        // Goodall4's S(a, a) = c(a)(c(a) - 1) / (n(n - 1)).
+        auto goodall = [&](double a) {
           double count = 0.0;
-          for (Eigen::Index j = 0; j < n; ++j) count += X(j, k) == x[k] ? 1.0 : 0.0;
-          s = count * (count - 1.0) / (static_cast<double>(n) * static_cast<double>(n - 1));
+          for (Eigen::Index j = 0; j < n; ++j) count += X(j, k) == a ? 1.0 : 0.0;
+          return count * (count - 1.0) / (static_cast<double>(n) * static_cast<double>(n - 1));
+        };
+        const bool same = X(i, k) == x[k];
+        if (r.categorical == "goodall4") {
+          if (!same) dist += (goodall(x[k]) + goodall(X(i, k))) / static_cast<double>(d);
+        } else if (r.categorical == "hamming") {
+          dist += same ? 0.0 : 1.0;
+        } else {
+          dist += same ? 1.0 - goodall(x[k]) : 1.0;
         }
-        // Default: equal categories add nothing (u = 0 at observed points); ENTMOOT: 1 - S.
-        if (r.literal_goodall || X(i, k) != x[k]) dist += 1.0 - s;
       } else {
         const double diff =
             (x[k] - shift[static_cast<std::size_t>(k)]) / scale[static_cast<std::size_t>(k)] -
@@ -350,7 +358,9 @@ double reference_u(const Space& space, const Eigen::MatrixXd& X, const Eigen::Ve
   double var = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) var += (y[i] - ymean) * (y[i] - ymean);
   var /= static_cast<double>(n);
-  return std::min(ymax * best, r.zeta * var);
+  const double factor = r.units == "variance" ? ymax * ymax : ymax;
+  const double u = std::min(factor * best, r.zeta * var);
+  return r.units == "stddev" ? u * u : u;
 }
 
 struct MixedData {
@@ -389,16 +399,19 @@ TEST(mondrian_forest, distance_uncertainty_matches_direct_computation) {
   struct Case {
     std::map<std::string, ParamValue> raw;
     Reference ref;
-    bool as_variance;
   };
+  const std::string s = "standard";
   const std::vector<Case> cases = {
-      {{}, {}, false},
-      {{{"zeta", 0.3}}, {"standard", 0.3}, false},
-      {{{"categorical_distance", std::string("entmoot")}}, {"standard", 1.0, true}, false},
-      {{{"distance_scaling", std::string("bounds")}}, {"bounds", 1.0}, false},
-      {{{"distance_scaling", std::string("none")}, {"distance_as", std::string("variance")}},
-       {"none", 1.0},
-       true},
+      {{}, {}},
+      {{{"zeta", 0.3}}, {s, 0.3}},
+      {{{"categorical_distance", std::string("entmoot")}}, {s, 1.0, "entmoot"}},
+      {{{"categorical_distance", std::string("hamming")}}, {s, 1.0, "hamming"}},
+      {{{"distance_scaling", std::string("bounds")}}, {"bounds", 1.0}},
+      {{{"distance_scaling", std::string("none")},
+        {"distance_as", std::string("variance_literal")}},
+       {"none", 1.0, "goodall4", "variance_literal"}},
+      {{{"distance_as", std::string("stddev")}, {"categorical_distance", std::string("hamming")}},
+       {s, 1.0, "hamming", "stddev"}},
   };
   int unclipped = 0;
   for (const Case& c : cases) {
@@ -409,17 +422,19 @@ TEST(mondrian_forest, distance_uncertainty_matches_direct_computation) {
       const auto [mean, var] = f.predict(m.queries);
       int clipped = 0;
       for (Eigen::Index i = 0; i < m.queries.rows(); ++i) {
-        const double u = reference_u(space, m.data.X, y, m.queries.row(i).transpose(), c.ref);
-        const double expected = c.as_variance ? u : u * u;
+        const double expected =
+            reference_u(space, m.data.X, y, m.queries.row(i).transpose(), c.ref);
         EXPECT_NEAR(var[i], expected, 1e-9 * std::max(1.0, expected))
-            << "query " << i << " metric " << metric << " scaling " << c.ref.scaling;
+            << "query " << i << " metric " << metric << " scaling " << c.ref.scaling << " "
+            << c.ref.categorical << " " << c.ref.units;
         // The thesis's invariant (Sec. 4.2, distance to the closest observed point): no
         // uncertainty at an observed point of a mixed space.
-        if (i >= 30 && !c.ref.literal_goodall) {
+        if (i >= 30 && c.ref.categorical != "entmoot") {
           EXPECT_EQ(var[i], 0.0) << "training point " << i;
         }
-        const double cap = c.ref.zeta * (y.array() - y.mean()).square().mean();
-        clipped += u >= cap * (1.0 - 1e-12) ? 1 : 0;
+        double cap = c.ref.zeta * (y.array() - y.mean()).square().mean();
+        if (c.ref.units == "stddev") cap *= cap;
+        clipped += expected >= cap * (1.0 - 1e-12) ? 1 : 0;
       }
       EXPECT_GE(clipped, 1);  // the far point is clipped
       unclipped += static_cast<int>(m.queries.rows()) - clipped;
@@ -464,38 +479,89 @@ TEST(mondrian_forest, same_trees_in_both_uncertainty_modes) {
 
 // One categorical coordinate with four choices; the data use three, twice each. Identical rows
 // form zero-rate leaves, so the trees split on the category index and predict each category's
-// y exactly. By default an observed category has u = 0 and the unseen one u = max|y| * 1 = 9.
-// With the literal ENTMOOT form, Goodall4's S = 2 * 1 / (6 * 5) = 1/15 for every observed
-// category gives u = max|y| (1 - 1/15) = 9 * 14/15 = 8.4 there; the cap Var(y) = 64/6 is not
-// reached.
+// y exactly. Goodall4's S = 2 * 1 / (6 * 5) = 1/15 for every observed category and 0 for the
+// unseen one; max|y| = 9, Var(y) = 64/6, D = 1.
+// - Default (goodall4, variance): u = 0 at observed categories; the unseen one is at distance
+//   (0 + 1/15) / 1 from every row, so u = min(81 / 15, 64/6) = 5.4.
+// - ENTMOOT's 1 - S with Eq. 4.3 as printed: u = 9 (1 - 1/15) = 8.4 at observed categories
+//   and min(9 * 1, 64/6) = 9 at the unseen one.
+// - Hamming with u as sigma (the former default): 0, and min(9 * 1, 64/6)^2 = 81.
 TEST(mondrian_forest, categorical_coordinate_by_hand) {
   const Space space({Parameter::categorical("c", {"w", "x", "y", "z"})});
   const Dataset data = dataset({{0}, {0}, {1}, {1}, {2}, {2}}, {1, 1, 5, 5, 9, 9});
   Forest dist(space, {});
-  Forest literal(space, {{"categorical_distance", std::string("entmoot")}});
+  Forest literal(space, {{"categorical_distance", std::string("entmoot")},
+                         {"distance_as", std::string("variance_literal")}});
+  Forest hamming(space, {{"categorical_distance", std::string("hamming")},
+                         {"distance_as", std::string("stddev")}});
   Forest var(space, {{"uncertainty", std::string("variance")}});
-  dist.fit(data);
-  literal.fit(data);
-  var.fit(data);
+  for (Forest* f : {&dist, &literal, &hamming, &var}) f->fit(data);
   Eigen::MatrixXd Q(4, 1);
   Q << 0, 1, 2, 3;
-  const auto [mean, u2] = dist.predict(Q);
-  const auto [mean_l, u2_literal] = literal.predict(Q);
+  const auto [mean, u] = dist.predict(Q);
+  const auto [mean_l, u_literal] = literal.predict(Q);
+  const auto [mean_h, u_hamming] = hamming.predict(Q);
   EXPECT_EQ(mean, mean_l);
+  EXPECT_EQ(mean, mean_h);
   const auto [mean_v, v] = var.predict(Q);
   EXPECT_EQ(mean, mean_v);
   for (int i = 0; i < 3; ++i) {
     EXPECT_NEAR(mean[i], 1.0 + 4.0 * i, 1e-12);
     EXPECT_NEAR(v[i], 0.0, 1e-12);
-    EXPECT_EQ(u2[i], 0.0);
-    EXPECT_NEAR(u2_literal[i], 8.4 * 8.4, 1e-9);
+    EXPECT_EQ(u[i], 0.0);
+    EXPECT_EQ(u_hamming[i], 0.0);
+    EXPECT_NEAR(u_literal[i], 8.4, 1e-12);
   }
-  EXPECT_NEAR(u2[3], 81.0, 1e-9);
-  EXPECT_NEAR(u2_literal[3], 81.0, 1e-9);
+  EXPECT_NEAR(u[3], 5.4, 1e-12);
+  EXPECT_NEAR(u_literal[3], 9.0, 1e-12);
+  EXPECT_NEAR(u_hamming[3], 81.0, 1e-9);
   // The unseen category lies outside every box: its mean is pulled toward the data mean 5.
   EXPECT_GT(mean[3], 5.0);
   EXPECT_LT(mean[3], 9.0);
   EXPECT_GT(v[3], 0.0);
+}
+
+// The default's sigma is in the units of y (Sec. 4.2's scaling to [0, max|y|], u a variance):
+// multiplying y by 1e4 multiplies the mean and sigma by 1e4 wherever the cap is or is not
+// active, for the objective and for a constraint of another scale. Eq. 4.3 as printed does not
+// have this property, which the last check shows.
+TEST(mondrian_forest, default_sigma_scales_with_the_target) {
+  const Space space = mixed_space();
+  const MixedData m = mixed_data(space);
+  Dataset scaled = m.data;
+  scaled.y *= 1e4;
+  scaled.C *= 1e4;
+  // The queries, and points close to training points, where the distance term is below the cap.
+  Eigen::MatrixXd queries(m.queries.rows() + 10, m.queries.cols());
+  queries.topRows(m.queries.rows()) = m.queries;
+  queries.bottomRows(10) = m.data.X.topRows(10);
+  queries.bottomRows(10).col(0).array() += 0.002;
+  queries.bottomRows(10).col(1).array() += 0.05;
+  for (int metric : {Metric::kObjective, 0}) {
+    Forest a(space, {}, 3), b(space, {}, 3);
+    a.fit(m.data, metric);
+    b.fit(scaled, metric);
+    const auto [mean_a, var_a] = a.predict(queries);
+    const auto [mean_b, var_b] = b.predict(queries);
+    int unclipped = 0;
+    const Eigen::VectorXd y = metric == Metric::kObjective ? m.data.y : m.data.C.col(0);
+    const double cap = (y.array() - y.mean()).square().mean();
+    for (Eigen::Index i = 0; i < queries.rows(); ++i) {
+      EXPECT_NEAR(mean_b[i], 1e4 * mean_a[i], 1e-9 * std::abs(1e4 * mean_a[i]) + 1e-9);
+      EXPECT_NEAR(std::sqrt(var_b[i]), 1e4 * std::sqrt(var_a[i]), 1e-9 * 1e4 * std::sqrt(var_a[i]))
+          << "query " << i << " metric " << metric;
+      unclipped += var_a[i] > 0.0 && var_a[i] < cap * (1.0 - 1e-12) ? 1 : 0;
+    }
+    EXPECT_GE(unclipped, 5) << "the distance term, not only the cap, is compared";
+  }
+  Forest a(space, {{"distance_as", std::string("variance_literal")}}, 3),
+      b(space, {{"distance_as", std::string("variance_literal")}}, 3);
+  a.fit(m.data);
+  b.fit(scaled);
+  const Eigen::MatrixXd away = m.queries.topRows(30);  // no training point: u > 0
+  const Eigen::VectorXd ratio =
+      (b.predict(away).second.array() / a.predict(away).second.array()).sqrt();
+  EXPECT_LT(ratio.minCoeff(), 1e3) << "Eq. 4.3 as printed: sigma grows with sqrt(1e4) only";
 }
 
 TEST(mondrian_forest, deterministic_per_seed_and_uses_the_context_rng) {

@@ -336,11 +336,13 @@ std::unique_ptr<Fitted> fit_small(const Space& space, std::uint64_t seed, int tr
   return f;
 }
 
-// Known linear constraint sum_j w_j x_j <= rhs, for the enumeration and the model alike.
+// Known linear constraint sum_j w_j x_j <= rhs, for the enumeration and the model alike, and
+// optionally the nonconvex x_0^2 + x_last^2 >= ring^2 (outside a disc).
 struct LinearKnown {
   std::vector<double> w;
   double rhs = 0.0;
   bool active = false;
+  double ring = 0.0;  // 0: no ring constraint
 };
 
 double lcb_of_leaves(const Fitted& f, const std::vector<int>& leaves, double kappa) {
@@ -368,7 +370,32 @@ bool cell_nonempty(const Space& space, const Cell& cell, const LinearKnown& know
     }
     if (known.active) lhs += known.w[i] * (known.w[i] >= 0 ? cell.lower[j] : cell.upper[j]);
   }
-  return !known.active || lhs <= known.rhs;
+  if (!known.active || lhs > known.rhs) return !known.active;
+  if (known.ring > 0.0) {
+    // With the ring, the linear row has weights on x_0 and x_last only (w0 a + w1 b <= rhs).
+    // The convex x_0^2 + x_last^2 is largest over the polygon (box cut by that half-plane) at
+    // one of its vertices: box corners below the line, and the line's crossings of the edges.
+    const auto last = static_cast<Eigen::Index>(space.size() - 1);
+    const double w0 = known.w.front(), w1 = known.w.back();
+    const double l0 = cell.lower[0], u0 = cell.upper[0], l1 = cell.lower[last],
+                 u1 = cell.upper[last];
+    double far = -1.0;
+    auto consider = [&](double a, double b) {
+      if (a >= l0 - 1e-12 && a <= u0 + 1e-12 && b >= l1 - 1e-12 && b <= u1 + 1e-12 &&
+          w0 * a + w1 * b <= known.rhs + 1e-12) {
+        far = std::max(far, a * a + b * b);
+      }
+    };
+    for (double a : {l0, u0}) {
+      for (double b : {l1, u1}) consider(a, b);
+      if (w1 != 0.0) consider(a, (known.rhs - w0 * a) / w1);
+    }
+    if (w0 != 0.0) {
+      for (double b : {l1, u1}) consider((known.rhs - w1 * b) / w0, b);
+    }
+    return far >= known.ring * known.ring;
+  }
+  return true;
 }
 
 double enumerate_best(const Fitted& f, const LinearKnown& known, double kappa) {
@@ -393,7 +420,8 @@ double enumerate_best(const Fitted& f, const LinearKnown& known, double kappa) {
 }
 
 sdk::SolveResult solve_lcb(const Fitted& f, const LinearKnown& known, double kappa,
-                           Formulation* out = nullptr) {
+                           Formulation* out = nullptr, sdk::SolveOptions options = {},
+                           int threads = 1) {
   sdk::Model model;
   const sdk::PointVariables point = sdk::add_point_variables(model, f.space);
   const Formulation form = formulate(model, point, f.space, f.e, f.gp);
@@ -409,12 +437,23 @@ sdk::SolveResult solve_lcb(const Fitted& f, const LinearKnown& known, double kap
       if (known.w[i] != 0.0) row.terms.push_back({point.x_vars[i], known.w[i]});
     model.add_linear_row(row);
   }
-  sdk::SolveOptions options;
-  options.relative_gap = 1e-7;
-  options.absolute_gap = 1e-7;
-  options.time_limit_seconds = 120.0;
+  if (known.ring > 0.0) {
+    const int a = point.x_vars.front(), b = point.x_vars.back();
+    model.add_quadratic_row(sdk::QuadraticRow{"ring",
+                                              {{a, a, -1.0}, {b, b, -1.0}},
+                                              {},
+                                              sdk::RowSense::LessEqual,
+                                              -known.ring * known.ring});
+  }
+  if (options.time_limit_seconds == sdk::kInfinity && options.node_limit < 0) {
+    options.relative_gap = 1e-7;
+    options.absolute_gap = 1e-7;
+    options.time_limit_seconds = 120.0;
+  }
   if (out != nullptr) *out = form;
-  return plugins::glpk::solve_model(model, options);
+  plugins::glpk::BnbConfig config;
+  config.threads = threads;
+  return plugins::glpk::solve_model(model, options, config);
 }
 
 TEST(TreeGpFormulation, BranchAndBoundOptimumEqualsLeafCellEnumeration) {
@@ -445,6 +484,58 @@ TEST(TreeGpFormulation, BranchAndBoundOptimumEqualsLeafCellEnumeration) {
     }
   }
   EXPECT_EQ(compared, 24);
+}
+
+// The certificate against enumeration, on models the small test above does not reach: 5 trees
+// of depth 3 (up to 8^5 leaf combinations), the linear constraint with and without the
+// nonconvex "outside a disc" row, solved to the end with 1 and 3 threads and stopped by a node
+// limit and by a time limit. A finished solve's objective is the enumerated optimum and its bound
+// within the gap of it; a stopped one's bound is still >= the optimum >= its objective.
+TEST(TreeGpFormulation, ReportedBoundBracketsTheEnumeratedOptimum) {
+  const Space space = real_space(3);
+  int finished = 0, stopped = 0;
+  for (std::uint64_t seed = 51; seed < 53; ++seed) {
+    const auto f = fit_small(space, seed, 5, 3, 30);
+    for (const bool nonconvex : {false, true}) {
+      LinearKnown known;
+      known.active = true;
+      known.w = {1.0, 0.0, 1.0};
+      known.rhs = 1.2;
+      known.ring = nonconvex ? 0.8 : 0.0;
+      const double kappa = 1.96;
+      const double optimum = enumerate_best(*f, known, kappa);
+      ASSERT_TRUE(std::isfinite(optimum));
+      const std::string where = "seed " + std::to_string(seed) + (nonconvex ? " disc" : "");
+      for (const int threads : {1, 3}) {
+        const sdk::SolveResult r = solve_lcb(*f, known, kappa, nullptr, {}, threads);
+        ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << where << ": " << r.message;
+        EXPECT_NEAR(r.objective, optimum, 1e-5 * (1.0 + std::abs(optimum))) << where;
+        EXPECT_GE(r.best_bound, optimum - 1e-6 * (1.0 + std::abs(optimum))) << where;
+        EXPECT_LE(r.best_bound - r.objective, 1e-6 * (1.0 + std::abs(optimum))) << where;
+        ++finished;
+      }
+      sdk::SolveOptions by_nodes;
+      by_nodes.node_limit = 2;
+      sdk::SolveOptions by_time;
+      by_time.time_limit_seconds = 1e-3;
+      for (const sdk::SolveOptions& o : {by_nodes, by_time}) {
+        for (const int threads : {1, 3}) {
+          const sdk::SolveResult r = solve_lcb(*f, known, kappa, nullptr, o, threads);
+          ASSERT_TRUE(r.status == sdk::SolveStatus::Optimal ||
+                      r.status == sdk::SolveStatus::LimitReached)
+              << where << ": " << r.message;
+          EXPECT_GE(r.best_bound, optimum - 1e-6 * (1.0 + std::abs(optimum))) << where;
+          if (!r.x.empty()) {
+            EXPECT_LE(r.objective, optimum + 1e-6 * (1.0 + std::abs(optimum))) << where;
+            EXPECT_GE(r.best_bound, r.objective) << where;
+          }
+          stopped += r.status == sdk::SolveStatus::LimitReached ? 1 : 0;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(finished, 8);
+  EXPECT_GE(stopped, 4) << "the limits stop most of these solves";
 }
 
 TEST(TreeGpFormulation, ModelValueAtOptimumEqualsPrediction) {

@@ -210,10 +210,15 @@ enum class SolveStatus {
 ARBO_SDK_API const char* to_string(SolveStatus status) noexcept;
 
 /// Limits and tolerances for a model solve. A solver stops a branch when the bound is within
-/// max(absolute_gap, relative_gap * |incumbent|) of the incumbent (objective units).
+/// max(absolute_gap, relative_gap * min(|incumbent|, |incumbent - c|)) of the incumbent
+/// (objective units), c the objective's constant term. The smaller of the two magnitudes, so
+/// that no constant loosens the tolerance: one that only shifts the values (LEAF-GP's
+/// acquisition carries -mean(y), which would make 1e-4 mean a different tolerance on each
+/// problem) and one that is part of the function (a squared distance's x0^2, cancelled by its
+/// other terms near the optimum) alike.
 struct SolveOptions {
   double absolute_gap = 1e-4;  ///< >= 0, objective units
-  double relative_gap = 1e-4;  ///< >= 0, fraction of |incumbent objective|
+  double relative_gap = 1e-4;  ///< >= 0, fraction of min(|incumbent|, |incumbent - constant|)
   /// Largest violation of a bound, row or integrality a solution may have, in the rows' units.
   double feasibility_tolerance = 1e-6;
   double time_limit_seconds = kInfinity;  ///< wall clock; the solver returns its best point
@@ -231,7 +236,8 @@ struct SolveOptions {
 
 /// Result of a model solve, with its optimality certificate: `objective` and `best_bound`
 /// bracket the optimum (for a maximization, best_bound >= optimum >= objective), and
-/// `gap = |objective - best_bound| / max(|objective|, 1e-10)` (glpk_bnb's definition).
+/// `gap = |objective - best_bound| / max(min(|objective|, |objective - c|), 1e-10)`, c the
+/// objective's constant term (glpk_bnb's definition; see `SolveOptions`).
 struct SolveResult {
   SolveStatus status = SolveStatus::Error;
   /// Best point found, one value per model variable (read the encoded point from

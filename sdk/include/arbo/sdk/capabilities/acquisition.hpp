@@ -31,6 +31,17 @@ class ARBO_SDK_API FormulatesAcquisition {
   virtual void formulate(Model& model, const PointVariables& point) const = 0;
 };
 
+/// Acquisition that takes the black-box constraint models it is bound to into account
+/// (`AcquisitionInputs::constraints`): cwei's probability of feasibility, lcb's optimistic
+/// constraint rows, c-TPE's feasibility densities. An acquisition without it would optimize as
+/// if the problem had no black-box constraints, so the kernel refuses a pipeline with
+/// black-box constraints whose acquisition lacks it (`arbo check` and `arbo run`, exit code 3,
+/// naming this capability). A marker: no functions.
+class ARBO_SDK_API RespectsBlackBoxConstraints {
+ public:
+  virtual ~RespectsBlackBoxConstraints();
+};
+
 /// Acquisition that proposes its own candidates (TPE samples from l); candidate-pool inner
 /// solvers (`inner_solver/candidate_pool`) score these instead of uniform samples, keeping
 /// those that satisfy the known constraints.
