@@ -13,7 +13,8 @@ violated known constraint is reported through `constraints_func` like a black-bo
 point is infeasible and the evaluation counts against the budget); RandomSampler ignores all
 constraints, as it ignores the objective.
 
-Output CSV columns: evaluation, objective, feasible, propose_seconds, eval_seconds, error.
+Output CSV columns: evaluation, objective, feasible, violation, propose_seconds, eval_seconds,
+error (violation: `arbo problem eval`'s largest constraint violation, 0 when none).
 `propose_seconds` is the sampler's time for the trial (study.ask() plus the suggest calls);
 `eval_seconds` is the round trip to the evaluator. A JSON status file records the Optuna version.
 
@@ -164,8 +165,8 @@ def main():
             t1 = time.perf_counter()
             result = evaluator(params)
             t2 = time.perf_counter()
-            row = {"evaluation": i, "objective": "", "feasible": 0, "propose_seconds": t1 - t0,
-                   "eval_seconds": t2 - t1, "error": ""}
+            row = {"evaluation": i, "objective": "", "feasible": 0, "violation": "",
+                   "propose_seconds": t1 - t0, "eval_seconds": t2 - t1, "error": ""}
             if "error" in result or not math.isfinite(result.get("objective", math.nan)):
                 row["error"] = result.get("error", "non-finite objective")
                 # A failed trial gives TPE nothing to learn from, like a failed arbo observation.
@@ -173,6 +174,8 @@ def main():
             else:
                 row["objective"] = result["objective"]
                 row["feasible"] = 1 if result["feasible"] else 0
+                if result.get("violation") is not None:
+                    row["violation"] = float(result["violation"])
                 if constrained:
                     trial.set_user_attr("constraints", constraint_values(problem, result))
                 study.tell(trial, result["objective"])
@@ -182,7 +185,7 @@ def main():
 
     tmp = args.out + ".tmp"
     with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=["evaluation", "objective", "feasible",
+        w = csv.DictWriter(f, fieldnames=["evaluation", "objective", "feasible", "violation",
                                           "propose_seconds", "eval_seconds", "error"])
         w.writeheader()
         for r in rows:

@@ -42,8 +42,14 @@ REPO_DIR = BENCH_DIR.parent
 PEERS = {"optuna-tpe": "tpe", "optuna-random": "random"}
 EXIT_INFEASIBLE = 6
 EXIT_INTERRUPTED = 130
+# violation: the evaluated point's largest constraint violation (`arbo problem eval`; 0 when
+# none, "" for a failed evaluation); best_violation: that of the best feasible point so far.
+# Points within the known constraints' 1e-6 tolerance are feasible with a violation > 0.
 CSV_FIELDS = ["pipeline", "problem", "seed", "evaluation", "objective", "feasible",
-              "best_feasible", "regret", "propose_seconds", "eval_seconds"]
+              "best_feasible", "regret", "propose_seconds", "eval_seconds", "violation",
+              "best_violation"]
+# The header before the violation columns; such files (--merge) read with them empty.
+CSV_FIELDS_V1 = CSV_FIELDS[:-2]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,7 +342,8 @@ class Job:
         return sum(1 for o in self.export() if o["status"] != "pending")
 
     def raw_rows(self):
-        """(objective or None, feasible, propose_seconds, eval_seconds) per evaluation."""
+        """(objective or None, feasible, violation or None, propose_seconds, eval_seconds) per
+        evaluation."""
         budget = self.runner.suite.budget
         rows = []
         if self.is_peer:
@@ -345,16 +352,35 @@ class Job:
             with open(self.csv_path, newline="", encoding="utf-8") as f:
                 for r in csv.DictReader(f):
                     obj = float(r["objective"]) if r["objective"] != "" else None
-                    rows.append((obj, r["feasible"] == "1", float(r["propose_seconds"]),
-                                 float(r["eval_seconds"])))
+                    viol = r.get("violation", "")
+                    rows.append((obj, r["feasible"] == "1", float(viol) if viol else None,
+                                 float(r["propose_seconds"]), float(r["eval_seconds"])))
         else:
-            for o in self.export():
-                if o["status"] == "pending":
-                    continue
-                done = o["status"] == "complete"
-                rows.append((o["objective"] if done else None, bool(done and o["feasible"]),
-                             float(o["propose_seconds"]), float(o["eval_seconds"])))
+            done = [o for o in self.export() if o["status"] != "pending"][:budget]
+            viols = self.violations([o["params"] for o in done if o["status"] == "complete"])
+            for o in done:
+                ok = o["status"] == "complete"
+                rows.append((o["objective"] if ok else None, bool(ok and o["feasible"]),
+                             viols.pop(0) if ok else None, float(o["propose_seconds"]),
+                             float(o["eval_seconds"])))
         return rows[:budget]
+
+    def violations(self, points):
+        """The largest constraint violation of each point (`arbo problem eval`, one process for
+        all of them); None where it gives none."""
+        if not points:
+            return []
+        text = "".join(json.dumps({"params": p}) + "\n" for p in points)
+        out = subprocess.run(self.runner.arbo_cmd() + ["problem", "eval", self.problem],
+                             input=text, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, check=False)
+        if out.returncode != 0:
+            raise RuntimeError(f"arbo problem eval {self.problem}: {out.stderr.strip()}")
+        result = [json.loads(line).get("violation") for line in out.stdout.splitlines()]
+        if len(result) != len(points):
+            raise RuntimeError(f"arbo problem eval {self.problem}: {len(result)} answers for "
+                               f"{len(points)} points")
+        return result
 
 
 # ---------------------------------------------------------------------------------------------
@@ -561,11 +587,11 @@ class Runner:
             info = self.problem_info[j.problem]
             maximize = info["direction"] == "maximize"
             fstar = info.get("optimum")
-            rows, best = [], None
-            for i, (obj, feas, tp, te) in enumerate(j.raw_rows(), start=1):
+            rows, best, best_viol = [], None, None
+            for i, (obj, feas, viol, tp, te) in enumerate(j.raw_rows(), start=1):
                 if obj is not None and feas and (best is None or
                                                  (obj > best if maximize else obj < best)):
-                    best = obj
+                    best, best_viol = obj, viol
                 rows.append({
                     "pipeline": j.method, "problem": j.problem, "seed": j.seed, "evaluation": i,
                     "objective": "" if obj is None else repr(float(obj)),
@@ -573,6 +599,9 @@ class Runner:
                     "best_feasible": "" if best is None else repr(float(best)),
                     "regret": "" if best is None or fstar is None else repr(abs(best - fstar)),
                     "propose_seconds": repr(tp), "eval_seconds": repr(te),
+                    "violation": "" if viol is None else repr(float(viol)),
+                    "best_violation": "" if best is None or best_viol is None
+                    else repr(float(best_viol)),
                 })
             results.setdefault(j.method, {}).setdefault(j.problem, {})[j.seed] = rows
         for (method, problem, seed), rows in self.merged_runs().items():
@@ -613,10 +642,10 @@ def read_results_csv(path):
     opener = gzip.open if found.suffix == ".gz" else open
     with opener(found, "rt", newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
-        if reader.fieldnames != CSV_FIELDS:
+        if reader.fieldnames not in (CSV_FIELDS, CSV_FIELDS_V1):
             raise SystemExit(f"run_suite: --merge {found}: header {reader.fieldnames} is not "
                              f"a results.csv header ({','.join(CSV_FIELDS)})")
-        return list(reader)
+        return [{k: r.get(k, "") for k in CSV_FIELDS} for r in reader]
 
 
 def write_csv(path, results):
@@ -870,17 +899,18 @@ def write_report(runner, jobs, results, plots, run_seconds):
         if info.get("source"):
             lines += [f"Source: {info['source']}", ""]
         lines += [f"| pipeline | seeds | found feasible | final {what}: median | IQR (25%-75%) "
-                  f"| median proposal time per iteration |",
-                  "|---|---|---|---|---|---|"]
+                  f"| constraint violation of the final best | median proposal time per iteration |",
+                  "|---|---|---|---|---|---|---|"]
         for m in methods:
             st = summary[(m, problem)]
             if st["n"] == 0:
-                lines.append(f"| {m} | 0 | - | - | - | - |")
+                lines.append(f"| {m} | 0 | - | - | - | - | - |")
                 continue
             lines.append(
                 f"| {m} | {st['n']}{error_note(runner, m, problem)} | {st['feasible']}/{st['n']} | "
                 f"{fmt_num(st['median'])} | "
                 f"{fmt_num(st['q25'])} - {fmt_num(st['q75'])} | "
+                f"{fmt_violation(st['violations'])} | "
                 f"{fmt_time(st['propose_median'])} |")
         lines.append("")
         if problem in plots:
@@ -934,7 +964,7 @@ def stats(runner, results, method, problem):
     use_regret = info.get("optimum") is not None
     maximize = info["direction"] == "maximize"
     per_seed = results.get(method, {}).get(problem, {})
-    finals, feasible, times = [], 0, []
+    finals, feasible, times, violations = [], 0, [], []
     for rows in per_seed.values():
         if not rows:
             finals.append(INF)
@@ -942,13 +972,28 @@ def stats(runner, results, method, problem):
         v = metric_of(rows[-1], use_regret)
         if v != INF:
             feasible += 1
+            if rows[-1].get("best_violation", "") != "":
+                violations.append(float(rows[-1]["best_violation"]))
         finals.append(-v if (maximize and not use_regret and v != INF) else v)
         times += [float(r["propose_seconds"]) for r in rows]
     qs = [quantile(finals, q) for q in (0.25, 0.5, 0.75)]
     if maximize and not use_regret:
         qs = [-x if x not in (None, INF) else x for x in reversed(qs)]
     return {"n": len(per_seed), "feasible": feasible, "q25": qs[0], "median": qs[1],
-            "q75": qs[2], "propose_median": quantile(times, 0.5) if times else None}
+            "q75": qs[2], "propose_median": quantile(times, 0.5) if times else None,
+            "violations": violations}
+
+
+def fmt_violation(values):
+    """The final best values' constraint violations: "0" when none violates anything, else the
+    largest and how many seeds violate (within the known constraints' 1e-6 tolerance, or the
+    point would not count as feasible); "-" when unknown."""
+    if not values:
+        return "-"
+    positive = [v for v in values if v > 0]
+    if not positive:
+        return "0"
+    return f"{max(positive):.2g} ({len(positive)} of {len(values)} seeds)"
 
 
 def main():
