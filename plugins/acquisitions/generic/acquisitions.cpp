@@ -229,28 +229,43 @@ void LowerConfidenceBound::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::
   }
 }
 
+namespace {
+
+// The formulation of `model` (the objective's surrogate, or a constraint's, as `role` says),
+// with a stddev_var when `weight` > 0; an Error naming the missing capability otherwise.
+sdk::FormulatesSurrogate::Output formulate_model(const sdk::Surrogate* model, const char* role,
+                                                 const char* weight_name, double weight,
+                                                 sdk::Model& m, const sdk::PointVariables& point) {
+  const auto* surrogate = dynamic_cast<const sdk::FormulatesSurrogate*>(model);
+  if (surrogate == nullptr) {
+    throw sdk::Error(fmt::format(
+        "acquisition/lcb can write itself into a model only when the {} surrogate has the "
+        "capability arbo::sdk::FormulatesSurrogate; the pipeline's surrogate does not offer it. "
+        "Use a black-box inner solver (inner_solver/nelder_mead, sampling or random) or a "
+        "surrogate that can formulate itself",
+        role));
+  }
+  sdk::FormulatesSurrogate::Output f = surrogate->formulate(m, point);
+  if (weight > 0.0 && f.stddev_var < 0) {
+    throw sdk::Error(fmt::format(
+        "acquisition/lcb needs the {} surrogate's formulation to provide stddev_var (a variable "
+        "s <= sigma(x) that maximizing +{}*s drives to sigma); {}. Use {} = 0 or a black-box "
+        "inner solver",
+        role, weight_name,
+        f.variance_var >= 0 ? "this surrogate only provides variance_var (an upper bound v >= "
+                              "sigma^2, which LCB cannot maximize through)"
+                            : "this surrogate formulates its mean only",
+        weight_name));
+  }
+  return f;
+}
+
+}  // namespace
+
 void LowerConfidenceBound::formulate(sdk::Model& model, const sdk::PointVariables& point) const {
   if (objective_ == nullptr) throw sdk::Error("called before bind()");
-  const auto* surrogate = dynamic_cast<const sdk::FormulatesSurrogate*>(objective_);
-  if (surrogate == nullptr) {
-    throw sdk::Error(
-        "acquisition/lcb can write itself into a model only when the objective surrogate has "
-        "the capability arbo::sdk::FormulatesSurrogate; the pipeline's surrogate does not offer "
-        "it. Use a black-box inner solver (inner_solver/nelder_mead, sampling or random) or a "
-        "surrogate that can formulate itself");
-  }
-  const sdk::FormulatesSurrogate::Output f = surrogate->formulate(model, point);
-  if (kappa_ > 0.0 && f.stddev_var < 0) {
-    throw sdk::Error(
-        f.variance_var >= 0
-            ? "acquisition/lcb needs the surrogate's formulation to provide stddev_var (a "
-              "variable s <= sigma(x) that maximizing +kappa*s drives to sigma); this surrogate "
-              "only provides variance_var (an upper bound v >= sigma^2, which LCB cannot "
-              "maximize through). Use kappa = 0 or a black-box inner solver"
-            : "acquisition/lcb needs the surrogate's formulation to provide stddev_var (a "
-              "variable s <= sigma(x)); this surrogate formulates its mean only. Use kappa = 0 "
-              "or a black-box inner solver");
-  }
+  const sdk::FormulatesSurrogate::Output f =
+      formulate_model(objective_, "objective", "kappa", kappa_, model, point);
   // maximize -(mean) + kappa * s: the negated LCB, as in value().
   sdk::Objective objective;
   objective.sense = sdk::ObjectiveSense::Maximize;
@@ -262,20 +277,8 @@ void LowerConfidenceBound::formulate(sdk::Model& model, const sdk::PointVariable
   // One row per black-box constraint model: mean_k(x) - constraint_kappa * s_k <= 0, with
   // s_k <= sd_k(x) (the hypograph variable), i.e. mean_k - constraint_kappa * sd_k <= 0.
   for (std::size_t k = 0; k < constraints_.size(); ++k) {
-    const auto* c = dynamic_cast<const sdk::FormulatesSurrogate*>(constraints_[k]);
-    if (c == nullptr) {
-      throw sdk::Error(
-          "acquisition/lcb writes black-box constraints into a model through their "
-          "surrogates, which need the capability arbo::sdk::FormulatesSurrogate; this one does "
-          "not offer it. Use a black-box inner solver");
-    }
-    const sdk::FormulatesSurrogate::Output g = c->formulate(model, point);
-    if (constraint_kappa_ > 0.0 && g.stddev_var < 0) {
-      throw sdk::Error(
-          "acquisition/lcb needs the constraint surrogate's formulation to provide stddev_var "
-          "(a variable s <= sigma(x)) for constraint_kappa > 0; use constraint_kappa = 0 or a "
-          "black-box inner solver");
-    }
+    const sdk::FormulatesSurrogate::Output g = formulate_model(
+        constraints_[k], "constraint", "constraint_kappa", constraint_kappa_, model, point);
     sdk::LinearRow row{fmt::format("black_box_constraint_{}", k), g.mean, sdk::RowSense::LessEqual,
                        -g.mean_constant};
     if (constraint_kappa_ > 0.0) row.terms.push_back({g.stddev_var, -constraint_kappa_});

@@ -324,6 +324,20 @@ TEST(acquisitions_generic, lcb_says_which_capability_is_missing) {
       dynamic_cast<const FormulatesAcquisition*>(greedy.acq)->formulate(m, point_of(m)));
 }
 
+// The proposal of inner_solver/glpk_bnb (default parameters) for the bound acquisition of `a`,
+// on a study with the black-box constraints `constraints` and no observation.
+Proposal maximize_with_glpk_bnb(const Acq& a, const std::vector<std::string>& constraints) {
+  const ComponentInfo& info = component(kGlpk, Kind::InnerSolver, "glpk_bnb");
+  TestContext ctx(3);
+  const ParamSet params = validate_params(info.params(), {}, "inner_solver/glpk_bnb");
+  std::unique_ptr<Component> object(info.create(CreateArgs{ctx, params, a.space}));
+  auto* solver = dynamic_cast<InnerSolver*>(object.get());
+  if (solver == nullptr) throw std::runtime_error("glpk_bnb is not an inner solver");
+  Dataset data;
+  data.reset(2, constraints);
+  return solver->maximize(SolveRequest{a.acq, a.space, {}, data});
+}
+
 // A black-box constraint model: mean x1 - 0.5, sd 0.2 everywhere, formulated with s in
 // [0, 0.2] (s <= sigma).
 class FormulatingConstraint final : public Surrogate, public FormulatesSurrogate {
@@ -370,15 +384,7 @@ TEST(acquisitions_generic, lcb_respects_black_box_constraint_models) {
   EXPECT_GT(m.evaluate({0.5, 0.9, sigma, 0.2}).max_violation(), 1e-3);
 
   // Solved by glpk_bnb: the unconstrained optimum (x1 = 1) is cut off at x1 = 0.892.
-  const ComponentInfo& info = component(kGlpk, Kind::InnerSolver, "glpk_bnb");
-  TestContext ctx(3);
-  const ParamSet params = validate_params(info.params(), {}, "inner_solver/glpk_bnb");
-  std::unique_ptr<Component> object(info.create(CreateArgs{ctx, params, lcb.space}));
-  auto* solver = dynamic_cast<InnerSolver*>(object.get());
-  ASSERT_NE(solver, nullptr);
-  Dataset data;
-  data.reset(2, {"c"});
-  const Proposal q = solver->maximize(SolveRequest{lcb.acq, lcb.space, {}, data});
+  const Proposal q = maximize_with_glpk_bnb(lcb, {"c"});
   ASSERT_TRUE(q.found) << q.note;
   EXPECT_NEAR(q.x[1], 0.892, 1e-6);
   EXPECT_NEAR(q.x[0], 0.8 - 2.0 / std::sqrt(1.96 * 1.96 + 4.0), 2e-2);
@@ -401,15 +407,7 @@ TEST(acquisitions_generic, lcb_is_solved_by_glpk_bnb) {
   Formulating model;
   Acq lcb("lcb");
   lcb.bind(&model, {}, std::nullopt);
-  const ComponentInfo& info = component(kGlpk, Kind::InnerSolver, "glpk_bnb");
-  TestContext ctx(3);
-  const ParamSet params = validate_params(info.params(), {}, "inner_solver/glpk_bnb");
-  std::unique_ptr<Component> object(info.create(CreateArgs{ctx, params, lcb.space}));
-  auto* solver = dynamic_cast<InnerSolver*>(object.get());
-  ASSERT_NE(solver, nullptr);
-  Dataset data;
-  data.reset(2, {});
-  const Proposal p = solver->maximize(SolveRequest{lcb.acq, lcb.space, {}, data});
+  const Proposal p = maximize_with_glpk_bnb(lcb, {});
   ASSERT_TRUE(p.found) << p.note;
   // max -2 x0 + x1 - 1 + kappa sqrt(1 - (x0 - 0.8)^2): x1 = 1 and
   // x0 = 0.8 - 2 / sqrt(kappa^2 + 4).
