@@ -295,17 +295,11 @@ bool LowerConfidenceBound::decode(const sdk::Model& model, const sdk::PointVaria
   if (d == nullptr || !d->decode(model, point, solution, constraints, query)) return false;
   // The objective's query (its cell's centre) is chosen without the constraint rows: kept only
   // where the constraint models admit it, else the solver's point, which satisfies the rows.
-  if (!constraints_.empty()) {
-    Buffers buf;
-    buf.c_mean.resize(constraints_.size());
-    buf.c_var.resize(constraints_.size());
-    predict_all(query.transpose(), buf);
-    if (!admitted(buf, 0)) {
-      ctx_.debug(
-          "the decoded query is not admitted by the constraint models; the solver's "
-          "point is proposed");
-      return false;
-    }
+  // value() is -infinity exactly where a constraint model does not admit the point.
+  if (!constraints_.empty() && !std::isfinite(value(query))) {
+    ctx_.debug("the decoded query is not admitted by the constraint models; the solver's "
+               "point is proposed");
+    return false;
   }
   x = query;
   return true;
