@@ -68,10 +68,12 @@ DecodesSolution::~DecodesSolution() = default;
 DensityModel::~DensityModel() = default;
 ReportsGoodFraction::~ReportsGoodFraction() = default;
 FitsPartialObservations::~FitsPartialObservations() = default;
+RepresentsRegions::~RepresentsRegions() = default;
 PosteriorSampler::~PosteriorSampler() = default;
 ProposesCandidates::~ProposesCandidates() = default;
 RespectsBlackBoxConstraints::~RespectsBlackBoxConstraints() = default;
 ProjectsPoints::~ProjectsPoints() = default;
+ReportsRowExcesses::~ReportsRowExcesses() = default;
 HasKnownConstraints::~HasKnownConstraints() = default;
 IgnoresDataWithoutModel::~IgnoresDataWithoutModel() = default;
 

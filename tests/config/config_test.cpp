@@ -181,6 +181,10 @@ void expect_pipeline_eq(const Pipeline& a, const Pipeline& b) {
   ASSERT_EQ(a.acquisition.has_value(), b.acquisition.has_value());
   if (a.acquisition) expect_component_eq(*a.acquisition, *b.acquisition);
   expect_component_eq(a.inner_solver, b.inner_solver);
+  EXPECT_EQ(a.augmentation.cheap_constraints, b.augmentation.cheap_constraints);
+  EXPECT_EQ(a.augmentation.points, b.augmentation.points);
+  EXPECT_EQ(a.proposal.representative, b.proposal.representative);
+  EXPECT_EQ(a.proposal.known_penalty, b.proposal.known_penalty);
 }
 
 // --- goldens -----------------------------------------------------------------------------------
@@ -577,6 +581,23 @@ TEST(config_to_toml, RoundTripsCommandProblemWithEverything) {
 }
 TEST(config_to_toml, RoundTripsOverriddenPipeline) {
   expect_round_trip(parse(kWithConstraint, {"study.name=x y", "inner_solver.samples=3"}));
+}
+
+// [proposal] is read, written only when it changes something, and read back.
+TEST(config_to_toml, RoundTripsProposalOptions) {
+  const Pipeline off = parse(kMinimal);
+  EXPECT_FALSE(off.proposal.representative);
+  EXPECT_EQ(off.proposal.known_penalty, 0.0);
+  EXPECT_EQ(to_toml(off).find("[proposal]"), std::string::npos);
+  const Pipeline on =
+      parse(std::string(kMinimal) + "\n[proposal]\nrepresentative = true\nknown_penalty = 12.5\n");
+  EXPECT_TRUE(on.proposal.representative);
+  EXPECT_EQ(on.proposal.known_penalty, 12.5);
+  EXPECT_NE(to_toml(on).find("[proposal]"), std::string::npos);
+  expect_round_trip(on);
+  const Pipeline integer = parse(std::string(kMinimal) + "\n[proposal]\nknown_penalty = 100\n");
+  EXPECT_EQ(integer.proposal.known_penalty, 100.0);
+  expect_round_trip(integer);
 }
 
 TEST(config_to_toml, RoundTripsAwkwardValues) {

@@ -548,6 +548,17 @@ class DensitySurrogate final : public TinySurrogate,
   double good_fraction() const override { return 0.25; }
 };
 
+// A surrogate whose regions are the unit cells of the integer grid; its representative is the
+// cell's centre. Optionally throws.
+class GridSurrogate final : public TinySurrogate, public sdk::RepresentsRegions {
+ public:
+  using TinySurrogate::TinySurrogate;
+  Eigen::VectorXd representative(const Eigen::VectorXd& x) const override {
+    if (throw_) throw std::runtime_error("no regions today");
+    return (x.array().floor() + 0.5).matrix();
+  }
+};
+
 TEST(GuardedComponents, ProxiesHaveExactlyTheWrappedCapabilities) {
   Log log;
   FaultRecorder faults;
@@ -556,6 +567,23 @@ TEST(GuardedComponents, ProxiesHaveExactlyTheWrappedCapabilities) {
   EXPECT_EQ(dynamic_cast<const sdk::DensityModel*>(plain.get()), nullptr);
   EXPECT_EQ(dynamic_cast<const sdk::FitsPartialObservations*>(plain.get()), nullptr);
   EXPECT_EQ(dynamic_cast<const sdk::FormulatesSurrogate*>(plain.get()), nullptr);
+
+  EXPECT_EQ(dynamic_cast<const sdk::RepresentsRegions*>(plain.get()), nullptr);
+  const auto grid =
+      make_guarded_surrogate(std::make_shared<GridSurrogate>(log, false), "surrogate/g", faults);
+  const auto* rr = dynamic_cast<const sdk::RepresentsRegions*>(grid.get());
+  ASSERT_NE(rr, nullptr);
+  EXPECT_EQ(rr->representative(Eigen::Vector2d(1.2, -0.7)), Eigen::Vector2d(1.5, -0.5));
+  const auto broken =
+      make_guarded_surrogate(std::make_shared<GridSurrogate>(log, true), "surrogate/h", faults);
+  faults.clear();
+  try {
+    dynamic_cast<const sdk::RepresentsRegions&>(*broken).representative(Eigen::Vector2d(0, 0));
+    FAIL() << "expected the original exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(faults.blame(&e, e.what()).value_or(""),
+              "surrogate/h: representative(): no regions today");
+  }
 
   const auto partial =
       make_guarded_surrogate(std::make_shared<PartialSurrogate>(log, false), "surrogate/b", faults);

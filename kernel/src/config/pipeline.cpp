@@ -41,7 +41,8 @@ using Names = std::vector<std::string>;
 
 const Names kTopLevelKeys = {
     "study",     "problem",     "black_box_constraints", "known_constraints", "initial_design",
-    "surrogate", "acquisition", "inner_solver",          "model_solver",      "augmentation"};
+    "surrogate", "acquisition", "inner_solver",          "model_solver",      "augmentation",
+    "proposal"};
 const Names kStudyKeys = {"name", "seed", "budget", "direction", "time_limit"};
 const Names kCommandKeys = {"command", "timeout", "workdir", "parameters"};
 const Names kParameterKeys = {"name", "type",    "low",     "high",
@@ -49,6 +50,7 @@ const Names kParameterKeys = {"name", "type",    "low",     "high",
 const Names kBlackBoxKeys = {"name", "sense", "threshold"};
 const Names kDesignKeys = {"method", "size"};
 const Names kAugmentationKeys = {"cheap_constraints", "points"};
+const Names kProposalKeys = {"representative", "known_penalty"};
 const Names kParamTypes = {"real", "integer", "categorical", "binary"};
 
 constexpr std::int64_t kDefaultDesignSize = 10;
@@ -237,6 +239,7 @@ class PipelineReader {
     read_design(p);
     read_model(p);
     read_augmentation(p);
+    read_proposal(p);
     const TomlValue* solver = find_key(root_, "inner_solver");
     if (solver == nullptr) {
       fail(root_, "inner_solver", "the pipeline has no [inner_solver] table", "in this file",
@@ -824,6 +827,25 @@ class PipelineReader {
            "no [surrogate] in this file",
            {fmt::format("add [surrogate] with plugin = \"<name>\"{}, or remove [acquisition]",
                         available_suffix(sdk::Kind::Surrogate))});
+    }
+  }
+
+  // [proposal]: how the solver's answer becomes the proposal (ProposalOptions).
+  void read_proposal(Pipeline& p) const {
+    const TomlValue* table = find_key(root_, "proposal");
+    if (table == nullptr) return;
+    require_table(*table, "proposal", "[proposal]");
+    check_keys(*table, "proposal", kProposalKeys, "in [proposal]");
+    if (const auto* v = find_key(*table, "representative")) {
+      p.proposal.representative = read_bool(*v, "proposal.representative");
+    }
+    if (const auto* v = find_key(*table, "known_penalty")) {
+      p.proposal.known_penalty =
+          read_finite(*v, "proposal.known_penalty", "a finite number >= 0 (0: off)");
+      if (p.proposal.known_penalty < 0.0) {
+        fail(*v, "proposal.known_penalty",
+             fmt::format("must be >= 0 (0: off), got {}", p.proposal.known_penalty), "negative");
+      }
     }
   }
 

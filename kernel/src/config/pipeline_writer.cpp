@@ -167,6 +167,12 @@ std::string to_toml(const Pipeline& pipeline) {
     write_kv(out, "cheap_constraints", names + "]");
     write_kv(out, "points", std::to_string(pipeline.augmentation.points));
   }
+  const ProposalOptions& proposal = pipeline.proposal;
+  if (proposal.representative || proposal.known_penalty > 0.0) {
+    out += "\n[proposal]\n";
+    write_kv(out, "representative", proposal.representative ? "true" : "false");
+    write_kv(out, "known_penalty", format_double(proposal.known_penalty));
+  }
   return out;
 }
 

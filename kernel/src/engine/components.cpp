@@ -26,7 +26,7 @@ namespace {
 
 // The known constraints a problem declares (HasKnownConstraints), as one kernel-side
 // constraint component: violation = worst excess over all of them (|g| for equalities).
-class ProblemKnownConstraints final : public sdk::Constraint {
+class ProblemKnownConstraints final : public sdk::Constraint, public sdk::ReportsRowExcesses {
  public:
   ProblemKnownConstraints(std::shared_ptr<sdk::Problem> owner,
                           const sdk::HasKnownConstraints& known,
@@ -39,6 +39,15 @@ class ProblemKnownConstraints final : public sdk::Constraint {
       worst = std::max(worst, known_excess(specs_[static_cast<std::size_t>(k)], values_[k]));
     }
     return worst;
+  }
+  double squared_excess(const Eigen::VectorXd& x) const override {
+    guarded_call(id_, "known_values", [&] { known_.known_values(x, values_); });
+    double sum = 0.0;
+    for (Eigen::Index k = 0; k < values_.size(); ++k) {
+      const double v = std::max(0.0, known_excess(specs_[static_cast<std::size_t>(k)], values_[k]));
+      sum += v * v;
+    }
+    return std::min(sum, std::numeric_limits<double>::max());
   }
   std::string describe() const override {
     return fmt::format("{} known constraints of {}", specs_.size(), id_);
@@ -195,6 +204,19 @@ void check_black_box_constraints(const Components& c, const Pipeline& pipeline) 
       pipeline.acquisition->id(), names.size(), fmt::join(names, ", ")));
 }
 
+// [proposal] representative asks the objective's surrogate for a region's representative.
+void check_proposal(const Components& c, const Pipeline& pipeline) {
+  if (!pipeline.proposal.representative) return;
+  if (c.surrogates.empty() ||
+      dynamic_cast<const sdk::RepresentsRegions*>(c.surrogates[0].surrogate.get()) == nullptr) {
+    throw ConfigError(fmt::format(
+        "proposal.representative = true needs a surrogate whose prediction is constant on "
+        "regions and that names one point of each (capability arbo::sdk::RepresentsRegions), "
+        "and {} does not; use surrogate \"tree_gp\" or remove the key",
+        pipeline.surrogate ? pipeline.surrogate->id() : std::string("the pipeline has none")));
+  }
+}
+
 // Names of the cheap constraints -> indices; the surrogate must accept partial rows.
 void resolve_augmentation(Components& c, const Pipeline& pipeline) {
   const Augmentation& aug = pipeline.augmentation;
@@ -287,6 +309,19 @@ double Components::known_violation(const Eigen::VectorXd& x, std::string* which)
   return worst;
 }
 
+double Components::known_squared_excess(const Eigen::VectorXd& x) const {
+  double sum = 0.0;
+  for (const auto& k : known) {
+    if (const auto* rows = dynamic_cast<const sdk::ReportsRowExcesses*>(k.constraint.get())) {
+      sum += guarded_call(k.id, "squared_excess", [&] { return rows->squared_excess(x); });
+    } else {
+      const double v = guarded_call(k.id, "violation", [&] { return k.constraint->violation(x); });
+      sum += v * v;
+    }
+  }
+  return std::min(sum, std::numeric_limits<double>::max());
+}
+
 std::unique_ptr<Components> assemble(const Pipeline& pipeline, const PluginRegistry& registry,
                                      const std::shared_ptr<spdlog::logger>& logger,
                                      const std::atomic<bool>* interrupt,
@@ -356,6 +391,7 @@ std::unique_ptr<Components> assemble(const Pipeline& pipeline, const PluginRegis
   attach_model_solver(*c, pipeline, registry, logger, interrupt);
   check_formulations(*c, pipeline);
   check_black_box_constraints(*c, pipeline);
+  check_proposal(*c, pipeline);
   c->model_proposed_by = by.dump();
   c->design_proposed_by = nlohmann::json{{"design", to_string(pipeline.design)}}.dump();
   resolve_augmentation(*c, pipeline);

@@ -84,6 +84,10 @@ struct Components {
   /// Worst violation of the known constraints at `x` (0 when all hold); `which`, when given,
   /// receives the id of the worst one. Guarded: a throwing constraint is a PluginError.
   double known_violation(const Eigen::VectorXd& x, std::string* which = nullptr) const;
+  /// Sum over the known constraints of their squared row excesses in user units
+  /// (`sdk::ReportsRowExcesses`, else violation^2): the [proposal] known_penalty's term.
+  /// Guarded like `known_violation`; finite.
+  double known_squared_excess(const Eigen::VectorXd& x) const;
 };
 
 /// Creates every component of `pipeline` from `registry`, each with its own Context (logging

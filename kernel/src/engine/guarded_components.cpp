@@ -165,6 +165,16 @@ class Forward<Self, sdk::ProposesCandidates> : public sdk::ProposesCandidates {
   }
 };
 
+template <class Self>
+class Forward<Self, sdk::RepresentsRegions> : public sdk::RepresentsRegions {
+ public:
+  Eigen::VectorXd representative(const Eigen::VectorXd& x) const override {
+    const Self& s = static_cast<const Self&>(*this);
+    return s.guard("representative",
+                   [&] { return s.template inner<sdk::RepresentsRegions>().representative(x); });
+  }
+};
+
 // A marker: nothing to forward.
 template <class Self>
 class Forward<Self, sdk::RespectsBlackBoxConstraints> : public sdk::RespectsBlackBoxConstraints {};
@@ -296,7 +306,8 @@ std::shared_ptr<Base> make_proxy(TypeList<Chosen...>, TypeList<Next, Rest...>,
 // ProjectsPoints belong to known constraints, which are not proxied.
 using SurrogateCapabilities =
     TypeList<sdk::FormulatesSurrogate, sdk::DecodesSolution, sdk::DensityModel,
-             sdk::ReportsGoodFraction, sdk::PosteriorSampler, sdk::FitsPartialObservations>;
+             sdk::ReportsGoodFraction, sdk::PosteriorSampler, sdk::FitsPartialObservations,
+             sdk::RepresentsRegions>;
 using AcquisitionCapabilities = TypeList<sdk::FormulatesAcquisition, sdk::DecodesSolution,
                                          sdk::ProposesCandidates, sdk::RespectsBlackBoxConstraints>;
 

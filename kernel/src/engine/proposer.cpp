@@ -14,6 +14,7 @@
 #include "arbo/kernel/problem_loader.hpp"
 #include "arbo/kernel/random_streams.hpp"
 #include "arbo/sdk/capabilities/inner_solver.hpp"
+#include "arbo/sdk/capabilities/surrogate.hpp"
 #include "arbo/sdk/projection.hpp"
 #include "util/clock.hpp"
 
@@ -129,6 +130,31 @@ std::size_t Proposer::feasible_observations(const sdk::Dataset& data) const {
   return n;
 }
 
+// [proposal] representative: the objective surrogate's representative point of the region
+// holding x (checked at start-up to exist), kept only if it satisfies the known constraints
+// the solver had to respect.
+void Proposer::represent(Eigen::VectorXd& x, bool penalized) const {
+  const auto& model = c_.surrogates.front();
+  const auto& regions = dynamic_cast<const sdk::RepresentsRegions&>(*model.guarded);
+  Eigen::VectorXd y = guarded_call(pipeline_.surrogate->id(), "representative",
+                                   [&] { return regions.representative(x); });
+  if (y.size() != x.size() || y.hasNaN()) {
+    throw PluginError(
+        component_error(pipeline_.surrogate->id(), "representative",
+                        fmt::format("returned a point of length {} (space has {}) or with NaN",
+                                    y.size(), x.size())));
+  }
+  c_.space.snap(y);
+  if (!penalized && c_.known_violation(y) > kKnownTolerance) {
+    logger_.debug(
+        "the representative {} violates the known constraints; proposing the "
+        "solver's point",
+        c_.space.describe(y));
+    return;
+  }
+  x = std::move(y);
+}
+
 // A point for proposal number `uk` when the inner solver failed although the known
 // constraints hold somewhere: the first of a few uniform draws (a derived seed, so a rerun
 // gives the same point) that satisfies them, else one projected onto them by the model
@@ -239,8 +265,12 @@ ProposedPoint Proposer::propose(std::int64_t k) {
   // a solver that reads no data without a model gets an empty one instead, so a model-free
   // study's proposal does not grow with the number of observations.
   const sdk::Dataset& data = use_model || !solver_ignores_data_ ? data_.view() : data_.empty();
+  // With [proposal] known_penalty the model's search ignores the known constraints (the
+  // surrogates see them as a penalty); the design stage still respects them.
+  const bool penalized = use_model && pipeline_.proposal.known_penalty > 0.0;
+  static const std::vector<const sdk::Constraint*> kNone;
   const sdk::SolveRequest request{use_model ? c_.guarded_acquisition.get() : nullptr, c_.space,
-                                  c_.known_list, data};
+                                  penalized ? kNone : c_.known_list, data};
   c_.solver_context->reseed(pipeline_.seed, uk, kSaltSolver);
   for (const auto& kc : c_.known) {
     if (kc.context != nullptr) kc.context->reseed(pipeline_.seed, uk, kSaltConstraint);
@@ -288,8 +318,11 @@ ProposedPoint Proposer::propose(std::int64_t k) {
                                     p.x.size(), c_.space.size())));
   }
   c_.space.snap(p.x);
+  if (use_model && !p.certificate && pipeline_.proposal.representative) {
+    represent(p.x, penalized);
+  }
   std::string which;
-  const double v = c_.known_violation(p.x, &which);
+  const double v = penalized ? 0.0 : c_.known_violation(p.x, &which);
   if (v > kKnownTolerance) {
     throw PluginError(component_error(
         sid, "maximize",

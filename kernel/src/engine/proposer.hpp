@@ -65,6 +65,7 @@ struct ProposalStats {
 /// One proposal.
 struct ProposedPoint {
   Eigen::VectorXd x;  ///< snapped, satisfies the known constraints (up to kKnownTolerance)
+                      ///< unless [proposal] known_penalty makes them a penalty
   Origin origin = Origin::Design;
   /// The stage the proposal belongs to (Design or Model): the stored origin and proposed_by.
   /// It differs from `origin` only for a fallback, stored as the stage it stood in for.
@@ -92,6 +93,7 @@ class Proposer {
   double fit_and_bind(std::uint64_t uk);
   std::size_t feasible_observations(const sdk::Dataset& data) const;
   bool fallback_point(const sdk::Dataset& data, std::uint64_t uk, Eigen::VectorXd& x) const;
+  void represent(Eigen::VectorXd& x, bool penalized) const;
   std::optional<std::string> blame(const std::exception* e, std::string_view what) const;
   void warn_if_constant(const std::string& solver_id) const;
 

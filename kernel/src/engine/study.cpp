@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "arbo/kernel/study.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -9,6 +11,7 @@
 
 #include "arbo/kernel/context.hpp"
 #include "arbo/kernel/errors.hpp"
+#include "arbo/kernel/problem_loader.hpp"
 #include "engine/augmentation.hpp"
 #include "engine/components.hpp"
 #include "engine/dataset_buffer.hpp"
@@ -133,7 +136,15 @@ struct Study::Impl {
       c[static_cast<Eigen::Index>(k)] =
           constraints[k].normalized(o.constraints[static_cast<Eigen::Index>(k)]);
     }
-    data.append(o.x, pipeline.maximize ? -o.objective : o.objective, c);
+    double y = pipeline.maximize ? -o.objective : o.objective;
+    // [proposal] known_penalty: the models learn the penalized objective (Eq. 14 of the
+    // LEAF-GP paper); the incumbent below stays the true objective of a feasible point.
+    if (pipeline.proposal.known_penalty > 0.0 && !components->known.empty()) {
+      // Finite, as every target: a huge excess times lambda saturates instead of overflowing.
+      y = std::min(y + pipeline.proposal.known_penalty * components->known_squared_excess(o.x),
+                   std::numeric_limits<double>::max());
+    }
+    data.append(o.x, y, c);
     if (o.feasible) {
       const bool better = !best || (pipeline.maximize ? o.objective > *best : o.objective < *best);
       if (better) {
@@ -222,7 +233,9 @@ struct Study::Impl {
         throw PluginError(fmt::format("evaluation returned {} constraint values, study has {}",
                                       out.constraints.size(), constraints.size()));
       }
-      bool feasible = true;
+      // Known constraints too: with [proposal] known_penalty the model stage proposes points
+      // that violate them (otherwise every proposal satisfies them already).
+      bool feasible = components->known_violation(obs.x) <= kKnownTolerance;
       for (std::size_t k = 0; k < constraints.size(); ++k) {
         feasible = feasible &&
                    constraints[k].normalized(out.constraints[static_cast<Eigen::Index>(k)]) <= 0.0;

@@ -182,10 +182,11 @@ void PolynomialRowsConstraint::check_point(const Eigen::VectorXd& x) const {
   }
 }
 
-double PolynomialRowsConstraint::violation(const Eigen::VectorXd& x) const {
+template <class Fold>
+double PolynomialRowsConstraint::fold_excesses(const Eigen::VectorXd& x, Fold fold) const {
   check_point(x);
   constexpr double kWorst = std::numeric_limits<double>::max();  // the contract wants finite
-  double worst = 0.0;
+  double acc = 0.0;
   for (std::size_t k = 0; k < rows_.size(); ++k) {
     const ParsedConstraint& row = rows_[k];
     const double p = row.value(x);
@@ -194,10 +195,19 @@ double PolynomialRowsConstraint::violation(const Eigen::VectorXd& x) const {
     // An excess within the evaluation's rounding is no violation: Alkylation's rows add terms
     // near 3e12, where one ulp is 5e-4, and a point on such a row would otherwise count as
     // violating it.
-    if (v > 0.0 && v <= kRowRounding * row.magnitude(x)) continue;
-    worst = std::max(worst, v / scales_[k]);
+    if (v <= 0.0 || v <= kRowRounding * row.magnitude(x)) continue;
+    acc = fold(acc, v, k);
   }
-  return std::min(worst, kWorst);
+  return std::min(acc, kWorst);
+}
+
+double PolynomialRowsConstraint::violation(const Eigen::VectorXd& x) const {
+  return fold_excesses(
+      x, [&](double worst, double v, std::size_t k) { return std::max(worst, v / scales_[k]); });
+}
+
+double PolynomialRowsConstraint::squared_excess(const Eigen::VectorXd& x) const {
+  return fold_excesses(x, [](double sum, double v, std::size_t) { return sum + v * v; });
 }
 
 std::string PolynomialRowsConstraint::describe() const {

@@ -81,9 +81,13 @@ bool is_positive_semidefinite(const std::vector<sdk::QuadTerm>& quad);
 ///   (see `project`).
 class PolynomialRowsConstraint : public sdk::Constraint,
                                  public sdk::FormulatesConstraint,
-                                 public sdk::ProjectsPoints {
+                                 public sdk::ProjectsPoints,
+                                 public sdk::ReportsRowExcesses {
  public:
   double violation(const Eigen::VectorXd& x) const override;
+  /// Sum of the rows' squared excesses in user units (no s_k), with `violation`'s rounding
+  /// rule; a NaN row gives the largest finite double.
+  double squared_excess(const Eigen::VectorXd& x) const override;
   std::string describe() const override;
   void formulate(sdk::Model& model, const sdk::PointVariables& point) const override;
   /// Minimizes sum over the real and integer coordinates the rows use of
@@ -113,6 +117,10 @@ class PolynomialRowsConstraint : public sdk::Constraint,
                            const ParseOptions& options, std::string row_prefix);
 
  private:
+  // Folds fold(acc, excess, row) over the rows whose excess (user units) is above the
+  // evaluation's rounding, from 0; a NaN row gives the largest finite double.
+  template <class Fold>
+  double fold_excesses(const Eigen::VectorXd& x, Fold fold) const;
   void add_rows(sdk::Model& model, const std::vector<int>& x_vars) const;
   void check_point(const Eigen::VectorXd& x) const;
 

@@ -102,4 +102,39 @@ void CtpeSmallOverlap::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) 
   out.constraints[0] = u * u + v * v - kSmallOverlapRadius2;
 }
 
+// ------------------------------------------------------------------------------ ctpe_two_parts
+
+CtpeTwoParts::CtpeTwoParts(const sdk::CreateArgs& args)
+    : BenchmarkProblem(
+          "ctpe_two_parts",
+          sdk::Space({sdk::Parameter::real("x", -2.0, 2.0), sdk::Parameter::real("y", -2.0, 2.0)}),
+          {"wells", "notch"}) {
+  (void)args;
+}
+
+sdk::ProblemInfo CtpeTwoParts::info() const {
+  sdk::ProblemInfo i;
+  i.source =
+      "arbo (issue 24): two disjoint feasible parts, the global optimum on the smaller part's "
+      "boundary; for the remark of S. Watanabe and F. Hutter, c-TPE (Sec. 6), that the method "
+      "is local and may be weak on multimodal problems";
+  // SLSQP from the best point of a 2001^2 grid, ftol 1e-15 (plugins/problems/mondrian_suite/
+  // README.md); `wells` is active there (3.8e-13), `notch` is not (-1.65).
+  i.optimum = 0.5989532814685592;
+  i.optimizers = {vec({0.8134099338296855, 0.6208942054222242})};
+  return i;
+}
+
+void CtpeTwoParts::evaluate(const Eigen::VectorXd& x, sdk::Evaluation& out) {
+  prepare(x, out);
+  const double a = x[0] - 0.3;
+  const double b = x[1] - 1.2;
+  out.objective = a * a + b * b;
+  const double w = x[0] * x[0] - 1.0;
+  out.constraints[0] = w * w + x[1] * x[1] - 0.5;
+  const double u = x[0] - 1.5;
+  const double v = x[1] + 0.5;
+  out.constraints[1] = 0.15 - u * u * u * u - v * v * v * v;
+}
+
 }  // namespace arbo::plugins::mondrian

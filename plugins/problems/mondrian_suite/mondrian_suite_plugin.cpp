@@ -44,4 +44,6 @@ ARBO_COMPONENT(Problem, "ctpe_vanished_constraints", m::CtpeVanishedConstraints,
                "c-TPE Fig. 2 toy: shifted sphere with a disk constraint of radius^2 threshold")
 ARBO_COMPONENT(Problem, "ctpe_small_overlap", m::CtpeSmallOverlap,
                "c-TPE Fig. 3 toy: sphere with a disk constraint of radius sqrt 3 around (z, z)")
+ARBO_COMPONENT(Problem, "ctpe_two_parts", m::CtpeTwoParts,
+               "Two quartic constraints, two disjoint feasible parts (8.6%), f* = 0.598953")
 ARBO_PLUGIN_END()

@@ -18,7 +18,8 @@ namespace arbo::plugins {
 /// and decodes the optimal leaf cell into its centre, projected onto the known constraints.
 class TreeGp final : public sdk::Surrogate,
                      public sdk::FormulatesSurrogate,
-                     public sdk::DecodesSolution {
+                     public sdk::DecodesSolution,
+                     public sdk::RepresentsRegions {
  public:
   explicit TreeGp(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();
@@ -31,6 +32,9 @@ class TreeGp final : public sdk::Surrogate,
               const std::vector<double>& solution,
               const std::vector<const sdk::Constraint*>& constraints,
               Eigen::VectorXd& x) const override;
+  /// The centre of x's leaf-intersection box (Eq. 9-10: random floor/ceil for integers, a
+  /// uniform allowed category), LEAF-GP-RND's query for its best sample.
+  Eigen::VectorXd representative(const Eigen::VectorXd& x) const override;
 
   const tree_gp::Ensemble& ensemble() const noexcept { return ensemble_; }
   const tree_gp::TreeKernelGp& gp() const noexcept { return gp_; }
@@ -52,6 +56,7 @@ class TreeGp final : public sdk::Surrogate,
   tree_gp::GpConfig gp_config_;
   double box_widening_;
   double projection_time_limit_;
+  bool projection_scaled_ = false;  // projection_distance = cell_scaled
   bool resample_duplicates_ = false;
   Eigen::MatrixXd X_;  // observations of the latest fit
   tree_gp::Ensemble ensemble_;

@@ -75,6 +75,23 @@ struct Augmentation {
   std::int64_t points = 200;                   ///< N_p
 };
 
+/// How the kernel turns the inner solver's answer into a proposal ([proposal]); the defaults
+/// change nothing. Together they make LEAF-GP-RND as Thebelt et al. (2022) ran it
+/// (configs/leaf-gp-rnd.toml).
+struct ProposalOptions {
+  /// After a black-box solve (one without a certificate), propose the objective surrogate's
+  /// representative point of the region holding the solver's point (`sdk::RepresentsRegions`:
+  /// the centre of a tree ensemble's leaf-intersection box) instead of the point itself, when
+  /// the representative satisfies the known constraints the solver had to respect.
+  bool representative = false;
+  /// > 0: the known constraints become a penalty instead of constraints of the search (Eq. 14
+  /// of the LEAF-GP paper): the inner solver receives none, every model fit sees the
+  /// objective plus known_penalty * (sum of squared row excesses in user units,
+  /// `sdk::ReportsRowExcesses`, else violation^2), and a point violating them is evaluated
+  /// and recorded as infeasible. The initial design is still projected onto them. 0: off.
+  double known_penalty = 0.0;
+};
+
 /// The whole study definition.
 struct Pipeline {
   std::string name;  ///< study name (default: the file's stem)
@@ -96,6 +113,7 @@ struct Pipeline {
   /// itself when it is one.
   std::optional<ComponentSpec> model_solver;
   Augmentation augmentation;
+  ProposalOptions proposal;
   std::string source_path;  ///< file the pipeline came from (for messages), may be empty
 };
 

@@ -124,6 +124,32 @@ TEST(constraint_rows, violation_is_worst_row) {
   EXPECT_NEAR(large.rows->violation(p), 1.91e9 / 2.09e5, 1e-9);
 }
 
+// The penalty of LEAF-GP's Eq. 14: squared excesses summed over the rows, in user units (no
+// scale), equality rows by |h|.
+TEST(constraint_rows, squared_excess_sums_the_rows_in_user_units) {
+  Instance lin("x + y <= 1; x - y >= -1; n == 2", nullptr, {.max_degree = 1, .allow_list = true});
+  Eigen::VectorXd p(7);
+  p << 0.5, 0.25, 0.0, 2.0, 0.0, 1.0, 0.0;
+  EXPECT_EQ(lin.rows->squared_excess(p), 0.0);
+  p[1] = 2.0;  // row 1: 1.5 over, row 2: 0.5 over
+  EXPECT_DOUBLE_EQ(lin.rows->squared_excess(p), 2.25 + 0.25);
+  p[3] = 5.0;  // and the equality: |5 - 2|
+  EXPECT_DOUBLE_EQ(lin.rows->squared_excess(p), 2.25 + 0.25 + 9.0);
+  // A large row's excess is not divided by its scale (violation's units are).
+  Instance large("1e5*x^2*lg >= 2e9");
+  p << 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, std::log(100.0);  // 2e9 - 9e7 short
+  EXPECT_NEAR(large.rows->squared_excess(p), 1.91e9 * 1.91e9, 1e-12 * 1.91e9 * 1.91e9);
+  EXPECT_NEAR(large.rows->violation(p), 1.91e9 / 2.09e5, 1e-9);
+  // Within the rounding it is 0, like the violation; NaN is the largest finite double.
+  const double x = 123456789.0;
+  Instance r("0.1*x + 0.2*x <= 0.3*x");
+  p = Eigen::VectorXd::Zero(7);
+  p[0] = x;
+  EXPECT_EQ(r.rows->squared_excess(p), 0.0);
+  p[0] = std::nan("");
+  EXPECT_EQ(r.rows->squared_excess(p), std::numeric_limits<double>::max());
+}
+
 TEST(constraint_rows, excess_within_rounding_is_no_violation) {
   // In exact arithmetic 0.1 x + 0.2 x - 0.3 x is 0; in doubles it is 7.5e-9 at this x.
   const double x = 123456789.0;

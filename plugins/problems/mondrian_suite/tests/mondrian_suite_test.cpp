@@ -131,7 +131,8 @@ TEST(problem_mondrian_suite, loads_all_fourteen_problems) {
                                           "mixed_branin",
                                           "func3c",
                                           "ctpe_vanished_constraints",
-                                          "ctpe_small_overlap"};
+                                          "ctpe_small_overlap",
+                                          "ctpe_two_parts"};
   EXPECT_EQ(plugin().components().size(), names.size());
   for (const auto& n : names) EXPECT_NE(plugin().find(Kind::Problem, n), nullptr) << n;
 }
@@ -604,6 +605,52 @@ TEST(problem_mondrian_suite, ctpe_small_overlap_feasible_fraction) {
     const Estimate r = feasible_fraction(*p, n);
     EXPECT_NEAR(r.rho, 3.0 * kPi / 100.0, 5 * r.se) << z;
   }
+}
+
+TEST(problem_mondrian_suite, ctpe_two_parts) {
+  auto p = make("ctpe_two_parts");
+  ASSERT_EQ(p->space().size(), 2u);
+  EXPECT_EQ(p->problem->constraint_names(), (std::vector<std::string>{"wells", "notch"}));
+  // On the boundary of `wells` (within 1e-12), inside `notch`.
+  expect_optimum(*p, 0.5989532814685592, Eigen::Vector2d(0.8134099338296855, 0.6208942054222242),
+                 1e-12, 1e-12);
+  const Evaluation e = p->at({1.0, -0.5});
+  EXPECT_NEAR(e.objective, 0.49 + 2.89, 1e-14);
+  EXPECT_NEAR(e.constraints[0], 0.25 - 0.5, 1e-15);
+  EXPECT_NEAR(e.constraints[1], 0.15 - 0.0625, 1e-15);  // cut out by `notch`
+  expect_no_grid_point_below(*p, 0.5989532814685592, 400);
+  // The two parts: x = 0 is infeasible for every y ((0 - 1)^2 + y^2 > 0.5), and the left part
+  // alone has the local optimum 1.504223 at (-0.704743, 0.496640), 0.905 above f*.
+  Evaluation a = p->at({0.0, 0.0});
+  EXPECT_GT(a.constraints[0], 0.0);
+  const Eigen::Vector2d left(-0.704743145813094, 0.49664047896301006);
+  a = p->at(left);
+  EXPECT_NEAR(a.objective, 1.504223404891776, 1e-12);
+  EXPECT_LE(a.constraints[0], 1e-12);
+  double best_left = std::numeric_limits<double>::infinity();
+  long left_feasible = 0, right_feasible = 0;
+  const int g = 800;
+  for (int i = 0; i <= g; ++i) {
+    for (int j = 0; j <= g; ++j) {
+      const double x = -2.0 + 4.0 * i / g, y = -2.0 + 4.0 * j / g;
+      a = p->at({x, y});
+      if (!(a.constraints.array() <= 0.0).all()) continue;
+      if (x < 0.0) {
+        ++left_feasible;
+        best_left = std::min(best_left, a.objective);
+      } else {
+        ++right_feasible;
+      }
+    }
+  }
+  EXPECT_GE(best_left, 1.504223404891776 - 1e-9);
+  EXPECT_LT(best_left, 1.504223404891776 + 1e-2);  // grid spacing 0.005
+  // The left part is the larger one (5.2% against 3.4% of the box).
+  const double cells = (g + 1.0) * (g + 1.0);
+  EXPECT_NEAR(left_feasible / cells, 0.052, 0.002);
+  EXPECT_NEAR(right_feasible / cells, 0.034, 0.002);
+  const Estimate r = feasible_fraction(*p, 1000000);
+  EXPECT_NEAR(r.rho, 0.0862, 5 * r.se + 0.001);
 }
 
 // The library passes the same conformance kit that third-party plugins use.

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
-// configs/leaf-gp.toml and configs/leaf-gp-rnd.toml through the real `arbo` binary with a
-// small budget: the studies finish, model iterations record the solver's statistics, and the
+// configs/leaf-gp.toml and configs/leaf-gp-rnd{,-feasible}.toml through the real `arbo` binary with
+// a small budget: the studies finish, model iterations record the solver's statistics, and the
 // known constraints of the problem hold at every point.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -124,6 +128,74 @@ TEST_F(LeafGpCli, LeafGpRndConfigRuns) {
     EXPECT_GT(obs[i]["solver"]["fit_seconds"].get<double>(), 0.0);
     EXPECT_FALSE(obs[i]["solver"].contains("status")) << obs[i].dump();
   }
+}
+
+// configs/leaf-gp-rnd.toml is the paper's baseline: on G6 (about 7e-5 of the box feasible) its
+// model stage samples the box and penalizes the known constraints, so it proposes points that
+// violate them; each is evaluated and recorded as infeasible, as `arbo problem eval` judges it,
+// and the best value is that of a feasible point. The feasible-sampling variant never does.
+TEST_F(LeafGpCli, LeafGpRndPenaltyEvaluatesAndRecordsInfeasiblePoints) {
+  for (const std::string config : {"leaf-gp-rnd", "leaf-gp-rnd-feasible"}) {
+    SCOPED_TRACE(config);
+    const CliResult r =
+        arbo(std::string("run ") + ARBO_SOURCE_DIR + "/configs/" + config + ".toml --study " +
+             config + " --set study.budget=12 --set problem.plugin=g6 --set study.seed=101");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const json obs = export_json(config);
+    ASSERT_EQ(obs.size(), 12u);
+    std::string lines;
+    for (const json& o : obs) lines += o["params"].dump() + "\n";
+    const CliResult eval = arbo("problem eval g6", lines);
+    ASSERT_EQ(eval.code, 0) << eval.err;
+    std::istringstream out(eval.out);
+    int infeasible_model = 0;
+    double best = std::numeric_limits<double>::infinity();
+    int best_id = 0;
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+      std::string line;
+      ASSERT_TRUE(std::getline(out, line));
+      const json e = json::parse(line);
+      EXPECT_EQ(obs[i]["feasible"], e["feasible"]) << obs[i].dump() << " " << line;
+      EXPECT_EQ(obs[i]["objective"], e["objective"]);
+      if (i < 5) EXPECT_TRUE(obs[i]["feasible"].get<bool>()) << "design points are projected";
+      if (i >= 5 && !obs[i]["feasible"].get<bool>()) ++infeasible_model;
+      if (obs[i]["feasible"].get<bool>() && obs[i]["objective"].get<double>() < best) {
+        best = obs[i]["objective"].get<double>();
+        best_id = obs[i]["id"].get<int>();
+      }
+    }
+    if (config == "leaf-gp-rnd") {
+      EXPECT_GT(infeasible_model, 0);
+    } else {
+      EXPECT_EQ(infeasible_model, 0);
+    }
+    const CliResult show = arbo("show " + config);
+    ASSERT_EQ(show.code, 0) << show.err;
+    EXPECT_NE(show.out.find(fmt::format("at observation {}\n", best_id)), std::string::npos)
+        << show.out;
+  }
+  // Without the representative the first model proposal is the best sample itself: the same
+  // design, fit and samples, so the two studies differ only there.
+  const CliResult raw = arbo(std::string("run ") + ARBO_SOURCE_DIR +
+                             "/configs/leaf-gp-rnd.toml --study raw --set study.budget=6 "
+                             "--set problem.plugin=g6 --set study.seed=101 "
+                             "--set proposal.representative=false");
+  ASSERT_EQ(raw.code, 0) << raw.out << raw.err;
+  const json with = export_json("leaf-gp-rnd"), without = export_json("raw");
+  ASSERT_EQ(without.size(), 6u);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(with[i]["params"], without[i]["params"]);
+  EXPECT_NE(with[5]["params"], without[5]["params"]);
+}
+
+// [proposal] representative needs a surrogate that represents regions: refused at start-up
+// with the configuration exit code, before any evaluation.
+TEST_F(LeafGpCli, RepresentativeNeedsARegionSurrogate) {
+  const CliResult r =
+      arbo(std::string("run ") + ARBO_SOURCE_DIR +
+           "/configs/mondrian-nm.toml --study m --set proposal.representative=true");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("RepresentsRegions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("surrogate/mondrian_forest"), std::string::npos) << r.err;
 }
 
 }  // namespace

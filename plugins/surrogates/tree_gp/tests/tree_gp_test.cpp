@@ -13,6 +13,7 @@
 
 #include <arbo/sdk/capabilities.hpp>
 #include <arbo/sdk/constraint.hpp>
+#include <arbo/sdk/error.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 #include <arbo/sdk/projection.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
@@ -667,63 +668,90 @@ class LinearConstraint final : public sdk::Constraint, public sdk::FormulatesCon
   double rhs_;
 };
 
-TEST(TreeGpDecode, QueryLiesInTheOptimalCellAndSatisfiesKnownConstraints) {
-  const Space space({Parameter::real("a", 0.0, 1.0), Parameter::integer("n", 0, 8),
-                     Parameter::categorical("c", {"p", "q", "r", "s"}),
-                     Parameter::real("b", 0.0, 1.0)});
+// One LEAF-GP iteration on 20 random points of `space` (seed): the fitted model's LCB solved
+// by glpk_bnb and decoded, with the optimal cell read from the solver's solution (the
+// decoder's own view) and the acquisition at the query.
+struct DecodedIteration {
+  sdk::Proposal proposal;
+  std::vector<int> leaves;        // optimal leaf per active tree
+  std::vector<int> query_leaves;  // the leaves every tree puts the query in
+  Cell cell;
+  double acquisition = 0.0;  // LCB at the query
+};
+
+DecodedIteration decode_one(const Space& space, std::uint64_t seed,
+                            const std::vector<const sdk::Constraint*>& cons,
+                            const sdk::ParamSet& gp_params) {
   const sdk::ParamSet solver_params =
       sdk::validate_params(glpk_component().params(), {}, "inner_solver/glpk_bnb");
-  const sdk::ParamSet gp_params =
-      sdk::validate_params(plugins::TreeGp::params(), {}, "surrogate/tree_gp");
+  SolverContext solver_ctx(seed), gp_ctx(seed);
+  std::unique_ptr<sdk::Component> solver_obj(
+      glpk_component().create(sdk::CreateArgs{solver_ctx, solver_params, space}));
+  auto* inner = dynamic_cast<sdk::InnerSolver*>(solver_obj.get());
+  gp_ctx.solver = dynamic_cast<sdk::ModelSolver*>(solver_obj.get());
+  if (inner == nullptr || gp_ctx.solver == nullptr) throw std::runtime_error("glpk_bnb kinds");
+  plugins::TreeGp gp(sdk::CreateArgs{gp_ctx, gp_params, space});
+  std::mt19937_64 rng(seed);
+  sdk::Dataset data;
+  data.reset(space.size(), {});
+  const Eigen::MatrixXd X = sample(space, 20, rng);
+  const Eigen::VectorXd y = target(X);
+  for (Eigen::Index i = 0; i < X.rows(); ++i) data.append(X.row(i).transpose(), y[i], {});
+  sdk::Metric metric;
+  gp.fit(data, metric);
+  TestLcb acq(gp);
+  DecodedIteration it;
+  it.proposal = inner->maximize(sdk::SolveRequest{&acq, space, cons, data});
+  if (!it.proposal.found || !it.proposal.certificate.has_value()) return it;
+  Formulation form;
+  {
+    sdk::Model m;
+    form = formulate(m, sdk::add_point_variables(m, space), space, gp.ensemble(), gp.gp());
+  }
+  it.leaves = active_leaves(form, gp.gp(), gp.ensemble(), it.proposal.certificate->x);
+  it.query_leaves = leaves_of(gp.gp(), gp.ensemble(), it.proposal.x);
+  it.cell = cell_of(space, gp.ensemble(), gp.gp(), it.leaves);
+  it.acquisition = acq.value(it.proposal.x);
+  return it;
+}
+
+const Space& decode_space() {
+  static const Space space({Parameter::real("a", 0.0, 1.0), Parameter::integer("n", 0, 8),
+                            Parameter::categorical("c", {"p", "q", "r", "s"}),
+                            Parameter::real("b", 0.0, 1.0)});
+  return space;
+}
+
+sdk::ParamSet tree_gp_params(const std::map<std::string, sdk::ParamValue>& values = {}) {
+  return sdk::validate_params(plugins::TreeGp::params(), values, "surrogate/tree_gp");
+}
+
+TEST(TreeGpDecode, QueryLiesInTheOptimalCellAndSatisfiesKnownConstraints) {
+  const Space& space = decode_space();
   LinearConstraint sum({1.0, 0.0, 0.0, 1.0}, 0.6);
   const std::vector<std::vector<const sdk::Constraint*>> variants = {{}, {&sum}};
   int projected = 0, total = 0;
   for (std::uint64_t seed = 51; seed < 57; ++seed) {
     for (const auto& cons : variants) {
-      SolverContext solver_ctx(seed), gp_ctx(seed);
-      std::unique_ptr<sdk::Component> solver_obj(
-          glpk_component().create(sdk::CreateArgs{solver_ctx, solver_params, space}));
-      auto* inner = dynamic_cast<sdk::InnerSolver*>(solver_obj.get());
-      gp_ctx.solver = dynamic_cast<sdk::ModelSolver*>(solver_obj.get());
-      ASSERT_NE(inner, nullptr);
-      ASSERT_NE(gp_ctx.solver, nullptr);
-      plugins::TreeGp gp(sdk::CreateArgs{gp_ctx, gp_params, space});
-      std::mt19937_64 rng(seed);
-      sdk::Dataset data;
-      data.reset(space.size(), {});
-      const Eigen::MatrixXd X = sample(space, 20, rng);
-      const Eigen::VectorXd y = target(X);
-      for (Eigen::Index i = 0; i < X.rows(); ++i) data.append(X.row(i).transpose(), y[i], {});
-      sdk::Metric metric;
-      gp.fit(data, metric);
-      TestLcb acq(gp);
-      const sdk::SolveRequest request{&acq, space, cons, data};
-      const sdk::Proposal p = inner->maximize(request);
+      const DecodedIteration it = decode_one(space, seed, cons, tree_gp_params());
+      const sdk::Proposal& p = it.proposal;
       ASSERT_TRUE(p.found) << p.note;
       ASSERT_TRUE(p.certificate.has_value());
       EXPECT_EQ(p.certificate->status, sdk::SolveStatus::Optimal);
       ASSERT_TRUE(p.model_size.has_value());
       EXPECT_GT(p.model_size->binaries, 0);
       EXPECT_EQ(p.model_size->quadratic_rows, 1);
-      // The optimal cell, read from the solver's solution (the decoder's own view).
-      Formulation form;
-      {
-        sdk::Model m;
-        form = formulate(m, sdk::add_point_variables(m, space), space, gp.ensemble(), gp.gp());
-      }
-      const std::vector<int> leaves = active_leaves(form, gp.gp(), gp.ensemble(), p.certificate->x);
-      const Cell cell = cell_of(space, gp.ensemble(), gp.gp(), leaves);
-      EXPECT_TRUE(cell.contains(space, p.x)) << space.describe(p.x);
+      EXPECT_TRUE(it.cell.contains(space, p.x)) << space.describe(p.x);
       // Every tree puts the query in the optimal cell's leaf, the projected ones too.
-      EXPECT_EQ(leaves_of(gp.gp(), gp.ensemble(), p.x), leaves) << space.describe(p.x);
+      EXPECT_EQ(it.query_leaves, it.leaves) << space.describe(p.x);
       EXPECT_NE(p.note.find("decoded"), std::string::npos) << p.note;
       for (const sdk::Constraint* c : cons) EXPECT_LE(c->violation(p.x), 1e-6);
       // How often the projection was needed.
       std::mt19937_64 r2(0);
-      const Eigen::VectorXd centre = cell_centre(space, cell, r2);
+      const Eigen::VectorXd centre = cell_centre(space, it.cell, r2);
       if (!sdk::satisfies(cons, centre)) ++projected;
       // The acquisition at the query equals the certified optimum (constant on the cell).
-      EXPECT_NEAR(acq.value(p.x), p.certificate->objective,
+      EXPECT_NEAR(it.acquisition, p.certificate->objective,
                   1e-4 * (1.0 + std::abs(p.certificate->objective)));
       ++total;
     }
@@ -731,6 +759,85 @@ TEST(TreeGpDecode, QueryLiesInTheOptimalCellAndSatisfiesKnownConstraints) {
   EXPECT_EQ(total, 12);
   EXPECT_GT(projected, 0);
   RecordProperty("projected", projected);
+}
+
+// The projection of a centre c onto a + b <= 0.6 minimizes sum_i ((x_i - c_i) / s_i)^2: where
+// the answer lies inside the cell, x_i = c_i - lambda s_i^2 with lambda = (c_a + c_b - 0.6) /
+// (s_a^2 + s_b^2), s_i the cell's width (cell_scaled) or 1 (plain, Eq. 11 as printed). The
+// solver meets it to its gaps (about 1e-4 here); the two metrics' answers differ by far more in
+// the cells counted as `distinct`.
+TEST(TreeGpDecode, ProjectionDistanceIsScaledByTheCellWidthsOrPlain) {
+  const Space& space = decode_space();
+  LinearConstraint sum({1.0, 0.0, 0.0, 1.0}, 0.6);
+  const std::vector<const sdk::Constraint*> cons = {&sum};
+  for (const std::string& distance : {std::string("cell_scaled"), std::string("plain")}) {
+    int checked = 0, distinct = 0;
+    for (std::uint64_t seed = 51; seed < 71; ++seed) {
+      const DecodedIteration it =
+          decode_one(space, seed, cons, tree_gp_params({{"projection_distance", distance}}));
+      ASSERT_TRUE(it.proposal.found) << it.proposal.note;
+      std::mt19937_64 r2(0);
+      const Eigen::VectorXd centre = cell_centre(space, it.cell, r2);
+      if (sdk::satisfies(cons, centre)) continue;
+      // The analytic answer under each metric (0: cell_scaled, 1: plain), and whether it lies
+      // inside the cell.
+      Eigen::Vector2d answer[2];
+      bool inside[2];
+      const Eigen::Index a = 0, b = 3;
+      const Eigen::Vector2d c(centre[a], centre[b]);
+      const Eigen::Vector2d lo(it.cell.lower[a], it.cell.lower[b]);
+      const Eigen::Vector2d hi(it.cell.closed_upper(a), it.cell.closed_upper(b));
+      for (int m = 0; m < 2; ++m) {
+        const Eigen::Vector2d s2 = m == 0 ? (hi - lo).cwiseAbs2().eval() : Eigen::Vector2d(1, 1);
+        answer[m] = c - (c.sum() - 0.6) / s2.sum() * s2;
+        inside[m] = (answer[m].array() > lo.array() + 1e-6).all() &&
+                    (answer[m].array() < hi.array() - 1e-6).all();
+      }
+      const int own = distance == "cell_scaled" ? 0 : 1;
+      if (!inside[own]) continue;
+      const Eigen::Vector2d x(it.proposal.x[a], it.proposal.x[b]);
+      EXPECT_LE((x - answer[own]).cwiseAbs().maxCoeff(), 1e-3)
+          << distance << " seed " << seed << ": " << space.describe(it.proposal.x) << ", expected "
+          << answer[own].transpose() << "; centre " << c.transpose() << ", cell " << lo.transpose()
+          << " to " << hi.transpose();
+      ++checked;
+      if ((answer[0] - answer[1]).cwiseAbs().maxCoeff() > 1e-2) ++distinct;
+    }
+    EXPECT_GT(distinct, 0) << distance;
+    RecordProperty(distance, checked);
+  }
+}
+
+// LEAF-GP-RND's query: the representative of x is the centre of x's own leaf-intersection box,
+// so every tree puts both in the same leaf, and its real coordinates are the box's midpoints.
+TEST(TreeGpDecode, RepresentativeIsTheCentreOfTheSamplesCell) {
+  const Space& space = decode_space();
+  SolverContext ctx(7);
+  plugins::TreeGp gp(sdk::CreateArgs{ctx, tree_gp_params(), space});
+  std::mt19937_64 rng(7);
+  sdk::Dataset data;
+  data.reset(space.size(), {});
+  const Eigen::MatrixXd X = sample(space, 20, rng);
+  const Eigen::VectorXd y = target(X);
+  for (Eigen::Index i = 0; i < X.rows(); ++i) data.append(X.row(i).transpose(), y[i], {});
+  EXPECT_THROW(gp.representative(X.row(0).transpose()), sdk::Error);  // before fit
+  gp.fit(data, sdk::Metric{});
+  const Eigen::MatrixXd P = sample(space, 50, rng);
+  int moved = 0;
+  for (Eigen::Index i = 0; i < P.rows(); ++i) {
+    const Eigen::VectorXd x = P.row(i).transpose();
+    const Eigen::VectorXd r = gp.representative(x);
+    const std::vector<int> leaves = leaves_of(gp.gp(), gp.ensemble(), x);
+    EXPECT_EQ(leaves_of(gp.gp(), gp.ensemble(), r), leaves) << space.describe(x);
+    const Cell cell = cell_of(space, gp.ensemble(), gp.gp(), leaves);
+    for (const Eigen::Index j : {Eigen::Index{0}, Eigen::Index{3}}) {
+      EXPECT_DOUBLE_EQ(r[j], std::min(0.5 * (cell.lower[j] + cell.upper[j]), cell.closed_upper(j)))
+          << space.describe(x);
+    }
+    EXPECT_TRUE(space.contains(r));
+    moved += (r - x).norm() > 1e-9 ? 1 : 0;
+  }
+  EXPECT_GT(moved, 40);  // a random point is almost never its cell's centre
 }
 
 // A cell left of a split at v holds x < v only (XGBoost sends x = v right): its largest

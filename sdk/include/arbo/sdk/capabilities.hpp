@@ -18,10 +18,12 @@
 /// |                              | ReportsGoodFraction     | acquisition/ctpe                 |
 /// |                              | FitsPartialObservations | kernel (knowledge augmentation)  |
 /// |                              | PosteriorSampler        | no stock component yet           |
+/// |                              | RepresentsRegions       | kernel ([proposal] representative)|
 /// | capabilities/acquisition.hpp | FormulatesAcquisition   | model-based inner solvers        |
 /// |                              | ProposesCandidates      | inner_solver/candidate_pool      |
 /// | capabilities/constraint.hpp  | FormulatesConstraint    | model-based solvers, projection  |
 /// |                              | ProjectsPoints          | no stock component yet           |
+/// |                              | ReportsRowExcesses      | kernel ([proposal] known_penalty)|
 /// | capabilities/problem.hpp     | HasKnownConstraints     | kernel (adds them to the study)  |
 /// | capabilities/inner_solver.hpp| IgnoresDataWithoutModel | kernel (skips the dataset update)|
 ///

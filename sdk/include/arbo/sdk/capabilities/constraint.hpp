@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// @brief Optional capabilities of a known constraint: formulating itself into a model,
-/// projecting points onto its feasible set.
+/// projecting points onto its feasible set, reporting its rows' excesses in user units.
 #pragma once
 
 #include <Eigen/Core>
@@ -37,6 +37,21 @@ class ARBO_SDK_API ProjectsPoints {
   /// the space), or returns false and leaves `x` unchanged (no model solver, infeasible, or
   /// the solve found nothing within its limits). Cost: one model solve.
   virtual bool project(Eigen::VectorXd& x) const = 0;
+};
+
+/// Known constraint made of rows g_k(x) <= 0 and h_k(x) = 0 that reports their excesses in the
+/// problem's own units, which `Constraint::violation` need not use (constraint/polynomial
+/// divides each row by a scale). The kernel's known-constraint penalty (`[proposal]
+/// known_penalty`, Eq. 14 of Thebelt et al. 2022: f + lambda * (sum max(g_k, 0)^2 + sum h_k^2))
+/// adds lambda times this to the objective the surrogates see; a constraint without it counts
+/// as violation(x)^2.
+class ARBO_SDK_API ReportsRowExcesses {
+ public:
+  virtual ~ReportsRowExcesses();
+  /// Sum over the rows of max(0, g_k(x))^2 and h_k(x)^2 at encoded point `x` (snapped), in the
+  /// rows' user units; excesses within the evaluation's rounding count 0, as in `violation`.
+  /// Finite (a NaN row counts as the largest finite double). O(size of the constraint).
+  virtual double squared_excess(const Eigen::VectorXd& x) const = 0;
 };
 
 }  // namespace arbo::sdk

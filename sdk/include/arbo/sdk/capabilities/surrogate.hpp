@@ -114,6 +114,23 @@ class ARBO_SDK_API FitsPartialObservations {
                            const Eigen::MatrixXd& X_partial, const Eigen::VectorXd& partial) = 0;
 };
 
+/// Surrogate whose prediction is constant on regions of the space (the cells where every tree
+/// of an ensemble puts a point in the same leaf) and that names one representative point of
+/// the region holding x: for a tree-kernel GP, the centre of x's leaf-intersection box, the
+/// query LEAF-GP-RND proposes for its best random sample (Thebelt et al. 2022, Sec. 5.2). The
+/// kernel calls it on the objective's surrogate after a black-box solve when the pipeline asks
+/// for it (`[proposal] representative = true`); it refuses such a pipeline at start-up when
+/// the surrogate lacks this capability.
+class ARBO_SDK_API RepresentsRegions {
+ public:
+  virtual ~RepresentsRegions();
+  /// The representative point of the region holding `x` (encoded, snapped, length d), itself
+  /// in that region and snapped; it may use `Context::rng()` (random rounding of integer
+  /// midpoints). It need not satisfy the known constraints: the caller checks. Precondition:
+  /// `fit` was called. Cost: one prediction's worth of tree traversals.
+  virtual Eigen::VectorXd representative(const Eigen::VectorXd& x) const = 0;
+};
+
 /// Surrogate that can draw joint posterior samples of the metric (BARK, ensembles), for
 /// sampling acquisitions (Thompson sampling, Monte-Carlo expected improvement). No stock
 /// component implements or asks for it yet; it is part of the SDK so that a third-party pair
