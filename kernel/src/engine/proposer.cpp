@@ -130,6 +130,19 @@ std::size_t Proposer::feasible_observations(const sdk::Dataset& data) const {
   return n;
 }
 
+// A point a component returned: the space's length and no NaN (else a PluginError naming
+// `component`.`method`), then snapped.
+void Proposer::snap_returned_point(const std::string& component, const char* method,
+                                   Eigen::VectorXd& x) const {
+  if (x.size() != static_cast<Eigen::Index>(c_.space.size()) || x.hasNaN()) {
+    throw PluginError(
+        component_error(component, method,
+                        fmt::format("returned a point of length {} (space has {}) or with NaN",
+                                    x.size(), c_.space.size())));
+  }
+  c_.space.snap(x);
+}
+
 // [proposal] representative: the objective surrogate's representative point of the region
 // holding x (checked at start-up to exist), kept only if it satisfies the known constraints
 // the solver had to respect.
@@ -138,13 +151,7 @@ void Proposer::represent(Eigen::VectorXd& x, bool penalized) const {
   const auto& regions = dynamic_cast<const sdk::RepresentsRegions&>(*model.guarded);
   Eigen::VectorXd y = guarded_call(pipeline_.surrogate->id(), "representative",
                                    [&] { return regions.representative(x); });
-  if (y.size() != x.size() || y.hasNaN()) {
-    throw PluginError(
-        component_error(pipeline_.surrogate->id(), "representative",
-                        fmt::format("returned a point of length {} (space has {}) or with NaN",
-                                    y.size(), x.size())));
-  }
-  c_.space.snap(y);
+  snap_returned_point(pipeline_.surrogate->id(), "representative", y);
   if (!penalized && c_.known_violation(y) > kKnownTolerance) {
     logger_.debug(
         "the representative {} violates the known constraints; proposing the "
@@ -311,13 +318,7 @@ ProposedPoint Proposer::propose(std::int64_t k) {
     out.origin = Origin::Fallback;
     logger_.warn("{}: this proposal is a random point satisfying them instead", stats.fallback);
   }
-  if (p.x.size() != static_cast<Eigen::Index>(c_.space.size()) || p.x.hasNaN()) {
-    throw PluginError(
-        component_error(sid, "maximize",
-                        fmt::format("returned a point of length {} (space has {}) or with NaN",
-                                    p.x.size(), c_.space.size())));
-  }
-  c_.space.snap(p.x);
+  snap_returned_point(sid, "maximize", p.x);
   if (use_model && !p.certificate && pipeline_.proposal.representative) {
     represent(p.x, penalized);
   }

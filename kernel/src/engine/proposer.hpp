@@ -94,6 +94,8 @@ class Proposer {
   std::size_t feasible_observations(const sdk::Dataset& data) const;
   bool fallback_point(const sdk::Dataset& data, std::uint64_t uk, Eigen::VectorXd& x) const;
   void represent(Eigen::VectorXd& x, bool penalized) const;
+  void snap_returned_point(const std::string& component, const char* method,
+                           Eigen::VectorXd& x) const;
   std::optional<std::string> blame(const std::exception* e, std::string_view what) const;
   void warn_if_constant(const std::string& solver_id) const;
 
