@@ -70,6 +70,7 @@ ReportsGoodFraction::~ReportsGoodFraction() = default;
 FitsPartialObservations::~FitsPartialObservations() = default;
 RepresentsRegions::~RepresentsRegions() = default;
 PosteriorSampler::~PosteriorSampler() = default;
+SavesState::~SavesState() = default;
 ProposesCandidates::~ProposesCandidates() = default;
 RespectsBlackBoxConstraints::~RespectsBlackBoxConstraints() = default;
 ProjectsPoints::~ProjectsPoints() = default;

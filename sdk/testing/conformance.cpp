@@ -18,6 +18,7 @@
 
 #include "arbo/sdk/capabilities/acquisition.hpp"
 #include "arbo/sdk/capabilities/constraint.hpp"
+#include "arbo/sdk/capabilities/surrogate.hpp"
 #include "arbo/sdk/dataset.hpp"
 #include "arbo/sdk/error.hpp"
 
@@ -248,6 +249,73 @@ bool all_finite(const Eigen::VectorXd& v) { return v.allFinite(); }
 
 // --- per-kind checks -------------------------------------------------------------------------
 
+// A surrogate with `SavesState`: instance A fits the first half of the data, then all of it;
+// instance B, fresh, restores what A saved after its first fit and fits all of it with the
+// same random stream. What a resumed study does; the two must predict the same. A state that
+// is not one the plugin wrote is refused with an `Error`, never accepted or crashed on.
+void check_saved_state(const ComponentInfo& info, const ParamSet& params,
+                       const ConformanceOptions& options, const Dataset& data,
+                       const Eigen::MatrixXd& X) {
+  const Space& space = options.space;
+  Dataset half;
+  half.reset(space.size(), data.constraint_names);
+  for (std::size_t i = 0; i < data.size() / 2; ++i) {
+    const auto r = static_cast<Eigen::Index>(i);
+    half.append(data.X.row(r).transpose(), data.y[r], data.C.row(r).transpose());
+  }
+  const Metric metric{Metric::kObjective, "objective"};
+  TestContext ctx_a(options.seed);
+  Surrogate* a = nullptr;
+  auto comp_a = create(info, ctx_a, params, space, &a);
+  if (!comp_a) return;
+  const auto* saver_a = dynamic_cast<const SavesState*>(a);
+  if (saver_a == nullptr) return;
+  std::string state;
+  if (!guarded("fit() (first half)", [&] { a->fit(half, metric); })) return;
+  if (!guarded("save_state()", [&] { state = saver_a->save_state(); })) return;
+  std::string again;
+  if (!guarded("save_state() (second call)", [&] { again = saver_a->save_state(); })) return;
+  EXPECT_EQ(state, again) << "save_state() is not a pure function of the fitted model";
+  ctx_a.reseed(options.seed + 1);
+  Eigen::VectorXd mean_a, var_a, mean_b, var_b;
+  if (!guarded("fit()", [&] { a->fit(data, metric); })) return;
+  if (!guarded("predict()", [&] { a->predict(X, mean_a, var_a); })) return;
+
+  TestContext ctx_b(options.seed + 1);
+  Surrogate* b = nullptr;
+  auto comp_b = create(info, ctx_b, params, space, &b);
+  if (!comp_b) return;
+  auto* saver_b = dynamic_cast<SavesState*>(b);
+  ASSERT_NE(saver_b, nullptr);
+  if (!guarded("restore_state()", [&] { saver_b->restore_state(state); })) return;
+  if (!guarded("fit() (after restore_state)", [&] { b->fit(data, metric); })) return;
+  if (!guarded("predict() (after restore_state)", [&] { b->predict(X, mean_b, var_b); })) return;
+  EXPECT_TRUE(mean_a == mean_b && var_a == var_b)
+      << "a fresh instance that restored the saved state and fitted the same data with the same "
+         "random stream predicts differently from the instance that saved it: a resumed study "
+         "would not propose what an uninterrupted one does";
+
+  TestContext ctx_c(options.seed);
+  Surrogate* c = nullptr;
+  auto comp_c = create(info, ctx_c, params, space, &c);
+  if (!comp_c) return;
+  auto* saver_c = dynamic_cast<SavesState*>(c);
+  ASSERT_NE(saver_c, nullptr);
+  // Only what any format can tell on its own: an empty state and bytes no plugin writes as
+  // one (the store never truncates a state: it is written in one transaction).
+  for (const std::string& bad : {std::string(), std::string("\x01not a state\xff", 14)}) {
+    if (bad == state) continue;
+    try {
+      saver_c->restore_state(bad);
+      ADD_FAILURE() << "restore_state() accepted a damaged state (" << bad.size()
+                    << " bytes): it must throw arbo::sdk::Error";
+    } catch (const Error&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "restore_state() of a damaged state threw a non-SDK exception: " << e.what();
+    }
+  }
+}
+
 void check_surrogate(const ComponentInfo& info, const ParamSet& params,
                      const ConformanceOptions& options) {
   const Space& space = options.space;
@@ -288,6 +356,7 @@ void check_surrogate(const ComponentInfo& info, const ParamSet& params,
     EXPECT_LE((var[0] - var[1]).cwiseAbs().maxCoeff(), tol_v)
         << "fitting the same data with the same seed gives different variances";
   }
+  check_saved_state(info, params, options, data, X);
 }
 
 void check_acquisition(const ComponentInfo& info, const ParamSet& params,

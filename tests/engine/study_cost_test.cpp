@@ -124,7 +124,9 @@ TEST_F(StudyCostTest, ResumeReadsEachObservationOnce) {
   EXPECT_EQ(s.total, kObservations + 5);
   const SqlWork w = counter.now();
   EXPECT_GE(w.rows, kObservations);
-  EXPECT_LE(w.rows, kObservations + 20) << "observations were read more than once";
+  // The slack covers the metadata, the schema checks and the side tables (a second read of
+  // the observations would add 600).
+  EXPECT_LE(w.rows, kObservations + 40) << "observations were read more than once";
 }
 
 }  // namespace

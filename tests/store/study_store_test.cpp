@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -475,6 +476,51 @@ TEST(StudyStore, AFailedStatisticsWriteLeavesNoObservation) {
   EXPECT_TRUE(store.proposal_stats().empty());
   Observation design = pending_obs(1.0);
   EXPECT_EQ(store.add_pending(design), 1) << "the store stays usable";
+}
+
+// Surrogate states (sdk::SavesState) travel with their proposal: the latest per metric is
+// kept, binary bytes intact, and a failed write takes the observation with it.
+TEST(StudyStore, SurrogateStatesAreWrittenWithTheirProposalAndTheLatestIsKept) {
+  TempDir tmp;
+  StudyStore store = StudyStore::create(tmp.study());
+  EXPECT_TRUE(store.surrogate_states().empty());
+  const std::string binary("\0\x01\xffstate", 8);
+  Observation first = pending_obs(1.0);
+  first.surrogate_states = {{0, binary}, {2, "constraint 1"}};
+  EXPECT_EQ(store.add_pending(first), 1);
+  Observation second = pending_obs(2.0);
+  second.surrogate_states = {{0, "objective, later"}};
+  EXPECT_EQ(store.add_pending(second), 2);
+  const std::map<int, std::string> expected{{0, "objective, later"}, {2, "constraint 1"}};
+  EXPECT_EQ(store.surrogate_states(), expected);
+  EXPECT_EQ(StudyStore::open(tmp.study()).surrogate_states(), expected);
+  EXPECT_EQ(StudyStore::open_read_only(tmp.study()).surrogate_states(), expected);
+
+  raw_exec(tmp.study() / "study.db",
+           "CREATE TRIGGER no_states BEFORE INSERT ON surrogate_states "
+           "BEGIN SELECT RAISE(ABORT, 'no states today'); END;");
+  Observation third = pending_obs(3.0);
+  third.surrogate_states = {{0, binary}};
+  const std::string msg = study_error([&] { store.add_pending(third); });
+  EXPECT_NE(msg.find("no states today"), std::string::npos) << msg;
+  EXPECT_EQ(store.observations().size(), 2u) << "the observation was rolled back with it";
+  EXPECT_EQ(store.surrogate_states(), expected);
+}
+
+TEST(StudyStore, OldStudiesWithoutTheSurrogateStatesTableOpenAndGainIt) {
+  TempDir tmp;
+  {
+    StudyStore store = StudyStore::create(tmp.study());
+    store.add_pending(pending_obs(1.0));
+  }
+  raw_exec(tmp.study() / "study.db", "DROP TABLE surrogate_states;");
+  EXPECT_TRUE(StudyStore::open_read_only(tmp.study()).surrogate_states().empty());
+  StudyStore store = StudyStore::open(tmp.study());
+  EXPECT_TRUE(store.surrogate_states().empty());
+  Observation model = pending_obs(2.0);
+  model.surrogate_states = {{0, "s"}};
+  EXPECT_EQ(store.add_pending(model), 2);
+  EXPECT_EQ(store.surrogate_states().at(0), "s");
 }
 
 // Studies written before the statistics table was part of the schema: without it (no

@@ -233,6 +233,40 @@ double Proposer::fit_and_bind(std::uint64_t uk) {
   return seconds_since(t0);
 }
 
+std::map<int, std::string> Proposer::save_states() const {
+  std::map<int, std::string> out;
+  for (std::size_t m = 0; m < c_.surrogates.size(); ++m) {
+    const auto* saver = dynamic_cast<const sdk::SavesState*>(c_.surrogates[m].surrogate.get());
+    if (saver == nullptr) continue;
+    out[static_cast<int>(m)] =
+        guarded_call(pipeline_.surrogate->id(), "save_state", [&] { return saver->save_state(); });
+  }
+  return out;
+}
+
+void Proposer::restore_states(const std::map<int, std::string>& states) {
+  for (const auto& [m, state] : states) {
+    const std::string metric =
+        m == 0 ? std::string("the objective")
+        : m > 0 && static_cast<std::size_t>(m) <= c_.constraints.size()
+            ? fmt::format("constraint '{}'", c_.constraints[static_cast<std::size_t>(m - 1)].name)
+            : fmt::format("metric {}", m);
+    auto* saver = m >= 0 && static_cast<std::size_t>(m) < c_.surrogates.size()
+                      ? dynamic_cast<sdk::SavesState*>(
+                            c_.surrogates[static_cast<std::size_t>(m)].surrogate.get())
+                      : nullptr;
+    if (saver == nullptr) {
+      logger_.warn(
+          "the study holds a saved state of the surrogate of {}, which {} cannot restore (did "
+          "the plugin change?): the next proposals continue from a fresh state and may differ "
+          "from those of an uninterrupted run",
+          metric, pipeline_.surrogate ? pipeline_.surrogate->id() : "the pipeline (it has none)");
+      continue;
+    }
+    guarded_call(pipeline_.surrogate->id(), "restore_state", [&] { saver->restore_state(state); });
+  }
+}
+
 // A black-box solver that saw one value everywhere had nothing to maximize: its answer is
 // whatever its search order makes it, no better than a random point. Said once per proposal,
 // because the user would otherwise take the proposals for the model's.
@@ -267,6 +301,7 @@ ProposedPoint Proposer::propose(std::int64_t k) {
   if (use_model) {
     stats.fit_seconds = fit_and_bind(uk);
     out.plugin_seconds += stats.fit_seconds;
+    out.surrogate_states = save_states();
   }
   // Bringing the dataset up to date copies every observation (sdk::Dataset grows by copy):
   // a solver that reads no data without a model gets an empty one instead, so a model-free

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,9 @@ struct ProposedPoint {
   Origin stage = Origin::Design;
   std::optional<ProposalStats> stats;  ///< model-based proposals only
   double plugin_seconds = 0.0;         ///< spent in fit, bind and maximize
+  /// After a fit: the state of each surrogate with `sdk::SavesState`, by metric (0 the
+  /// objective, 1 + k constraint k), to be stored with the proposal.
+  std::map<int, std::string> surrogate_states;
 };
 
 class Proposer {
@@ -87,10 +91,18 @@ class Proposer {
   ///         component), InfeasibleError (no point satisfying the known constraints).
   ProposedPoint propose(std::int64_t k);
 
+  /// Hands each surrogate with `sdk::SavesState` its stored state (by metric, as
+  /// `ProposedPoint::surrogate_states`), before the first fit of a resumed study. A state
+  /// for a metric whose surrogate cannot take one (the plugin changed) is skipped with a
+  /// warning: the study goes on, but its next proposals may differ from an uninterrupted
+  /// run's. @throws PluginError naming the surrogate when it refuses its state.
+  void restore_states(const std::map<int, std::string>& states);
+
  private:
   const std::vector<Eigen::VectorXd>& initial_design();
   void top_up_design_by_projection();
   double fit_and_bind(std::uint64_t uk);
+  std::map<int, std::string> save_states() const;
   std::size_t feasible_observations(const sdk::Dataset& data) const;
   bool fallback_point(const sdk::Dataset& data, std::uint64_t uk, Eigen::VectorXd& x) const;
   void represent(Eigen::VectorXd& x, bool penalized) const;

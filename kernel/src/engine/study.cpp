@@ -197,6 +197,7 @@ struct Study::Impl {
     obs.x = std::move(p.x);
     obs.proposed_by_json = design ? components->design_proposed_by : components->model_proposed_by;
     if (p.stats) obs.stats_json = p.stats->to_json();
+    obs.surrogate_states = std::move(p.surrogate_states);
     obs.origin = ask ? "ask" : design ? "design" : "model";
     obs.params_json = params_to_json(components->space, obs.x);
     obs.propose_seconds = seconds_since(t0);
@@ -338,6 +339,7 @@ std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& re
   impl->build(dir);
   impl->check_stored_names();
   impl->load_observations();
+  impl->proposer->restore_states(impl->store.surrogate_states());
   test_signal_point("open:loaded");
   return std::unique_ptr<Study>(new Study(std::move(impl)));
 }

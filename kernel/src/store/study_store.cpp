@@ -59,14 +59,21 @@ CREATE TABLE observations (
 );
 )sql";
 
-// Proposal statistics (JSON per model-based observation). A study created before the table
-// existed gets it when opened (see `open`); builds that predate it ignore it. Creating it never
-// changes what such a study exports: an empty table reads like a missing one.
-constexpr const char* kProposalStatsSql =
-    "CREATE TABLE IF NOT EXISTS proposal_stats (id INTEGER PRIMARY KEY, stats TEXT NOT NULL)";
-// What a reader that must not write adds in place of a missing table: it reads the same.
-constexpr const char* kTempProposalStatsSql =
-    "CREATE TEMP TABLE proposal_stats (id INTEGER PRIMARY KEY, stats TEXT NOT NULL)";
+// Tables beside `observations`, each added to a study created before it existed when that
+// study is opened (see `open_impl`); builds that predate a table ignore it, and an empty table
+// reads like a missing one.
+// - proposal_stats: the statistics of each model-based proposal (JSON), by observation id;
+// - surrogate_states: the state of each surrogate with sdk::SavesState after its latest fit,
+//   one row per metric (0 the objective, 1 + k black-box constraint k), written with the
+//   proposal it belongs to and replaced by the next.
+struct SideTable {
+  const char* name;
+  const char* columns;
+};
+constexpr SideTable kSideTables[] = {
+    {"proposal_stats", "id INTEGER PRIMARY KEY, stats TEXT NOT NULL"},
+    {"surrogate_states", "metric INTEGER PRIMARY KEY, id INTEGER NOT NULL, state BLOB NOT NULL"},
+};
 
 constexpr const char* kSelectColumns =
     "SELECT id, status, origin, x, params, objective, constraints, feasible, reason, "
@@ -194,8 +201,9 @@ struct StudyStore::Impl {
   fs::path db_path;
   sqlite3* db = nullptr;
   // Kept prepared statements. Declared after `db` so they are finalized before it closes.
-  Stmt insert_pending, insert_stats, insert_finished, update_complete, update_fail, select_status;
-  Stmt select_all, select_one, count_status, set_meta, get_meta, select_stats;
+  Stmt insert_pending, insert_stats, insert_state, insert_finished, update_complete, update_fail;
+  Stmt select_status, select_all, select_one, count_status, set_meta, get_meta, select_stats;
+  Stmt select_states;
   // Between create_uncommitted and commit_creation: the database is this store's own
   // uncommitted creation, removed again if the store is destroyed before the commit.
   bool creating = false;
@@ -208,6 +216,7 @@ struct StudyStore::Impl {
   ~Impl() {
     insert_pending.reset();
     insert_stats.reset();
+    insert_state.reset();
     insert_finished.reset();
     update_complete.reset();
     update_fail.reset();
@@ -218,6 +227,7 @@ struct StudyStore::Impl {
     set_meta.reset();
     get_meta.reset();
     select_stats.reset();
+    select_states.reset();
     if (db != nullptr) sqlite3_close(db);  // rolls back an uncommitted creation
     if (creating) {
       std::error_code ignored;
@@ -403,6 +413,18 @@ struct StudyStore::Impl {
     n_constraints = count("constraint_names");
   }
 
+  bool has_table(const char* name) const {
+    sqlite3_stmt* raw = nullptr;
+    check(sqlite3_prepare_v2(
+              db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &raw,
+              nullptr),
+          "reading the schema");
+    Stmt s(raw);
+    bind_text(s.get(), 1, name, "reading the schema");
+    if (!step_row(s.get(), "reading the schema")) fail("reading the schema");
+    return sqlite3_column_int(s.get(), 0) != 0;
+  }
+
   void prepare_all() {
     insert_pending = prepare(
         "INSERT INTO observations (status, origin, x, params, proposed_by, propose_seconds, "
@@ -410,6 +432,9 @@ struct StudyStore::Impl {
         "preparing add_pending");
     insert_stats = prepare("INSERT OR REPLACE INTO proposal_stats (id, stats) VALUES (?1, ?2)",
                            "preparing add_pending (statistics)");
+    insert_state =
+        prepare("INSERT OR REPLACE INTO surrogate_states (metric, id, state) VALUES (?1, ?2, ?3)",
+                "preparing add_pending (surrogate states)");
     insert_finished = prepare(
         "INSERT INTO observations (status, origin, x, params, objective, constraints, feasible, "
         "reason, proposed_by, propose_seconds, eval_seconds, created_at, finished_at) "
@@ -440,6 +465,8 @@ struct StudyStore::Impl {
     get_meta = prepare("SELECT value FROM meta WHERE key = ?1", "preparing meta query");
     select_stats = prepare("SELECT id, stats FROM proposal_stats ORDER BY id",
                            "preparing proposal statistics query");
+    select_states = prepare("SELECT metric, state FROM surrogate_states ORDER BY metric",
+                            "preparing surrogate states query");
   }
 
   // Runs `body` in one write transaction: committed when it returns, rolled back when it
@@ -558,7 +585,10 @@ StudyStore StudyStore::create_uncommitted(const fs::path& dir) {
   // table, which every reader and the next creation recognize as an interrupted creation.
   impl->exec("BEGIN IMMEDIATE", "creating the schema (begin)");
   impl->exec(kSchemaSql, "creating the schema");
-  impl->exec(kProposalStatsSql, "creating the schema");
+  for (const SideTable& t : kSideTables) {
+    impl->exec(fmt::format("CREATE TABLE {} ({})", t.name, t.columns).c_str(),
+               "creating the schema");
+  }
   // created_at with the schema: a bare schema_version is what older builds left when killed
   // before their next commit (see classify), never a study made by this one.
   impl->exec(fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}'), "
@@ -668,25 +698,15 @@ StudyStore StudyStore::open_impl(const fs::path& dir, bool read_only) {
     if (version < 1) throw not_arbo(fmt::format("schema_version {} is invalid", version));
   }
   if (!read_only) impl->configure();
-  {
-    // A study made before proposal statistics were stored with their observation: add the
-    // table now (only if missing, so opening a current study never writes). A reader adds it
-    // as a temporary table, which reads like a missing one and writes nothing to the study.
-    sqlite3_stmt* raw = nullptr;
-    impl->check(sqlite3_prepare_v2(impl->db,
-                                   "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
-                                   "name = 'proposal_stats'",
-                                   -1, &raw, nullptr),
-                "reading the schema");
-    Stmt s(raw);
-    if (!impl->step_row(s.get(), "reading the schema")) impl->fail("reading the schema");
-    const bool missing = sqlite3_column_int(s.get(), 0) == 0;
-    s.reset();
-    if (missing && read_only) {
-      impl->exec(kTempProposalStatsSql, "reading the schema");
-    } else if (missing) {
-      impl->exec(kProposalStatsSql, "adding the proposal statistics table");
-    }
+  // A study made before one of the side tables existed: add it now (only if missing, so
+  // opening a current study never writes). A reader adds it as a temporary table, which reads
+  // like a missing one and writes nothing to the study.
+  for (const SideTable& t : kSideTables) {
+    if (impl->has_table(t.name)) continue;
+    const std::string sql =
+        fmt::format("CREATE {}TABLE {} ({})", read_only ? "TEMP " : "", t.name, t.columns);
+    impl->exec(sql.c_str(),
+               read_only ? "reading the schema" : fmt::format("adding the table {}", t.name));
   }
   impl->prepare_all();
   impl->load_dimensions();
@@ -738,17 +758,27 @@ std::int64_t StudyStore::add_pending(const Observation& obs) {
     impl_->run(s, op);
     id = sqlite3_last_insert_rowid(impl_->db);
   };
-  if (obs.stats_json.empty()) {
+  if (obs.stats_json.empty() && obs.surrogate_states.empty()) {
     insert();
     return id;
   }
   impl_->transaction(op, [&] {
     insert();
-    sqlite3_stmt* s = impl_->insert_stats.get();
-    ResetGuard guard(s);
-    impl_->bind_int(s, 1, id, op);
-    impl_->bind_text(s, 2, obs.stats_json, op);
-    impl_->run(s, op);
+    if (!obs.stats_json.empty()) {
+      sqlite3_stmt* s = impl_->insert_stats.get();
+      ResetGuard guard(s);
+      impl_->bind_int(s, 1, id, op);
+      impl_->bind_text(s, 2, obs.stats_json, op);
+      impl_->run(s, op);
+    }
+    for (const auto& [metric, state] : obs.surrogate_states) {
+      sqlite3_stmt* s = impl_->insert_state.get();
+      ResetGuard guard(s);
+      impl_->bind_int(s, 1, metric, op);
+      impl_->bind_int(s, 2, id, op);
+      impl_->check(sqlite3_bind_blob64(s, 3, state.data(), state.size(), SQLITE_TRANSIENT), op);
+      impl_->run(s, op);
+    }
   });
   return id;
 }
@@ -864,6 +894,19 @@ std::map<std::int64_t, std::string> StudyStore::proposal_stats() const {
   ResetGuard guard(s);
   std::map<std::int64_t, std::string> out;
   while (impl_->step_row(s, op)) out.emplace(sqlite3_column_int64(s, 0), impl_->column_text(s, 1));
+  return out;
+}
+
+std::map<int, std::string> StudyStore::surrogate_states() const {
+  constexpr std::string_view op = "reading surrogate states";
+  sqlite3_stmt* s = impl_->select_states.get();
+  ResetGuard guard(s);
+  std::map<int, std::string> out;
+  while (impl_->step_row(s, op)) {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(s, 1));
+    const auto n = static_cast<std::size_t>(sqlite3_column_bytes(s, 1));
+    out.emplace(sqlite3_column_int(s, 0), p == nullptr ? std::string() : std::string(p, n));
+  }
   return out;
 }
 

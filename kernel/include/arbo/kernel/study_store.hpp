@@ -36,6 +36,10 @@ struct Observation {
   std::string proposed_by_json;  ///< {"inner_solver/random": "1.0.0", ...}
   std::string stats_json;        ///< proposal statistics (JSON object, model-based proposals;
                                  ///< empty: none); written by add_pending, read by proposal_stats
+  /// State of each surrogate with `sdk::SavesState` after the fit of this proposal, by metric
+  /// (0 the objective, 1 + k black-box constraint k); written by add_pending, which keeps the
+  /// latest per metric, read by surrogate_states.
+  std::map<int, std::string> surrogate_states;
   double propose_seconds = 0.0;  ///< wall time of the proposal (plugin work included)
   double eval_seconds = 0.0;     ///< wall time of the evaluation
   double created_at = 0.0;       ///< Unix time, seconds
@@ -103,7 +107,8 @@ class StudyStore {
 
   /// Inserts a pending observation (id assigned, returned) with its proposal statistics
   /// (`obs.stats_json`, when not empty: fit and solve times, model size, nodes, gap, status)
-  /// and commits both in one transaction.
+  /// and its surrogates' states (`obs.surrogate_states`, replacing the stored ones of the same
+  /// metrics), and commits all of it in one transaction.
   std::int64_t add_pending(const Observation& obs);
   /// Records a finished evaluation and commits. @throws StudyError if `id` is not pending.
   void complete(std::int64_t id, double objective, const Eigen::VectorXd& constraints,
@@ -124,6 +129,9 @@ class StudyStore {
 
   /// Every recorded proposal statistics object (JSON text), by observation id.
   std::map<std::int64_t, std::string> proposal_stats() const;
+  /// The latest stored state of each surrogate with `sdk::SavesState`, by metric (see
+  /// `Observation::surrogate_states`); empty when none was stored.
+  std::map<int, std::string> surrogate_states() const;
 
   const std::filesystem::path& directory() const noexcept;
 

@@ -19,6 +19,7 @@
 /// |                              | FitsPartialObservations | kernel (knowledge augmentation)  |
 /// |                              | PosteriorSampler        | no stock component yet           |
 /// |                              | RepresentsRegions       | kernel ([proposal] representative)|
+/// |                              | SavesState              | kernel (stored with proposals)   |
 /// | capabilities/acquisition.hpp | FormulatesAcquisition   | model-based inner solvers        |
 /// |                              | ProposesCandidates      | inner_solver/candidate_pool      |
 /// | capabilities/constraint.hpp  | FormulatesConstraint    | model-based solvers, projection  |

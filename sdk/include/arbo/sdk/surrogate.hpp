@@ -22,7 +22,9 @@ namespace arbo::sdk {
 /// model-based iteration calls `fit` once and the acquisition calls `predict` many times.
 /// Each `fit` starts from scratch on the whole dataset (it may reuse its previous state as a
 /// warm start, as long as the result depends only on the data and `Context::rng()`, which
-/// the kernel reseeds before every fit).
+/// the kernel reseeds before every fit). A surrogate whose result also depends on its
+/// previous fit (an MCMC chain continued from its last sample) implements `SavesState`
+/// (capabilities/surrogate.hpp), so that a resumed study continues from the same state.
 class ARBO_SDK_API Surrogate : public Component {
  public:
   ~Surrogate() override;

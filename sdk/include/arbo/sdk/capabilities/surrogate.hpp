@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// @brief Optional capabilities of a surrogate: formulating itself into a model, decoding the
-/// model's solution, density models, partial observations, posterior samples.
+/// model's solution, density models, partial observations, posterior samples, state that a
+/// study keeps between fits.
 #pragma once
 
 #include <cstddef>
 #include <random>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
@@ -142,6 +145,33 @@ class ARBO_SDK_API PosteriorSampler {
   /// (m x d), in the metric's units, drawn from `rng` only. Precondition: `fit` was called.
   virtual void sample(const Eigen::MatrixXd& X, std::size_t num_samples, std::mt19937_64& rng,
                       Eigen::MatrixXd& out) const = 0;
+};
+
+/// Surrogate whose fit continues from its previous one (a Markov chain warm-started from its
+/// last sample, as BARK's MCMC does from one BO iteration to the next), so that what it
+/// predicts depends on the history of fits and not only on the data and `Context::rng()`.
+/// A study must then keep that state with its observations: after every fit of a model-based
+/// proposal the kernel calls `save_state` and stores the bytes in the same transaction as the
+/// proposal; a study that is resumed (after a crash, `kill -9` included, or a clean stop)
+/// hands the latest stored state to `restore_state` before its first fit, so that it proposes
+/// exactly what an uninterrupted study proposes. The state is the plugin's own business (any
+/// bytes); keep it compact, since every proposal rewrites it.
+///
+/// Contract: for a fresh instance `b`, `b.restore_state(a.save_state())` followed by
+/// `b.fit(data, metric)` must give the same predictions as `a.fit(data, metric)` with the
+/// same `Context::rng()` stream (the conformance kit checks it).
+class ARBO_SDK_API SavesState {
+ public:
+  virtual ~SavesState();
+  /// The state the next `fit` continues from, as bytes. Called after `fit`; deterministic
+  /// (const; no draws from the rng). Cost: proportional to the state's size.
+  virtual std::string save_state() const = 0;
+  /// Replaces the state with one `save_state` returned, possibly in another process. Called
+  /// before `fit`, at most once per process and metric. @throws Error when `state` is not one
+  /// this plugin wrote (damaged, or from an incompatible version): the kernel then stops the
+  /// resumed study with a message naming the surrogate, rather than continuing from a state
+  /// an uninterrupted study never had.
+  virtual void restore_state(std::string_view state) = 0;
 };
 
 }  // namespace arbo::sdk

@@ -188,6 +188,10 @@ struct ConformanceOptions {
 /// and for a black-box constraint column; `predict` at `num_points` rows returns vectors of
 /// that length with finite means and finite variances >= 0; predicting twice gives identical
 /// results; a fresh instance fitted on the same data with the same seed predicts the same.
+/// With `SavesState`: `save_state` is deterministic; a fresh instance that restores the state
+/// saved after a fit on half the data, then fits all of it, predicts exactly what the saving
+/// instance predicts after the same fit with the same random stream; a damaged state (empty,
+/// garbage) makes `restore_state` throw `Error`.
 ///
 /// Acquisition: bound to kit surrogates (mean = sum of the encoded coordinates, variance 1)
 /// for the objective and one constraint, with the dataset's incumbent, and again with no
