@@ -3,6 +3,7 @@
 // finishes and beats a bar that random search with the same budget and seed misses; the lcb
 // and cwei pipelines run with the GP.
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -13,6 +14,7 @@
 
 namespace {
 
+namespace fs = std::filesystem;
 using arbo::test::CliResult;
 using nlohmann::json;
 
@@ -36,7 +38,8 @@ class GpCli : public arbo::test::CliTest {
 constexpr int kBudget = 25;
 
 // Branin's minimum is 0.397887. With 25 evaluations (4 of them the Sobol design) random search
-// from the same seed ends far above it; the GP gets within 0.05 of it.
+// from the same seed ends 1.2 above it (best 1.61 at build c5eac11); the GP gets within 0.05
+// (0.446). The bar between them, regret 0.5, is checked on both sides.
 TEST_F(GpCli, GpEiConfigBeatsRandomSearchOnBranin) {
   const std::string budget = " --set study.budget=" + std::to_string(kBudget);
   const CliResult r =
@@ -59,15 +62,20 @@ plugin = "random"
   ASSERT_EQ(rr.code, 0) << rr.out << rr.err;
   const double random = best_of("random", kBudget);
 
-  constexpr double kBar = 0.397887 + 0.05;
+  constexpr double kBar = 0.397887 + 0.5;
   EXPECT_LT(gp, kBar) << "random search: " << random;
   EXPECT_GT(random, kBar) << "gp: " << gp;
 }
 
+// configs/gp-ei.toml with lcb (which has no xi) in place of ei, and the Matern kernel.
 TEST_F(GpCli, LcbAndMaternPipelinesRun) {
-  const CliResult r = arbo(std::string("run ") + ARBO_SOURCE_DIR +
-                           "/configs/gp-ei.toml --study lcb --set study.budget=10 "
-                           "--set acquisition.plugin=lcb --set 'surrogate.kernel=\"matern52\"'");
+  std::string text = arbo::test::slurp(fs::path(ARBO_SOURCE_DIR) / "configs" / "gp-ei.toml");
+  const std::string ei = "plugin = \"ei\"\nxi = 0.0\n";
+  ASSERT_NE(text.find(ei), std::string::npos) << text;
+  text.replace(text.find(ei), ei.size(), "plugin = \"lcb\"\n");
+  write("lcb.toml", text);
+  const CliResult r =
+      arbo("run lcb.toml --study lcb --set study.budget=10 --set 'surrogate.kernel=\"matern52\"'");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const json obs = export_json("lcb");
   ASSERT_EQ(obs.size(), 10u);
