@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     for (std::size_t b = 0; b < bounds.size(); ++b) {
       sdk::Model model;
       const sdk::PointVariables point = sdk::add_point_variables(model, space);
-      const Formulation f = formulate(model, point, space, e, gp, false);
+      const Formulation f = formulate(model, point, space, gp, false);
       for (int v : f.s) model.variable(v).upper = bounds[b];
       sdk::Objective obj;
       obj.sense = maximize ? sdk::ObjectiveSense::Maximize : sdk::ObjectiveSense::Minimize;
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
       const sdk::SolveResult r = plugins::glpk::solve_model(model, options);
       if (r.x.empty()) continue;
       if (r.status == sdk::SolveStatus::Optimal) ++optimal[b];
-      const Cell cell = cell_of(space, e, gp, active_leaves(f, gp, e, r.x));
+      const Cell cell = cell_of(space, gp, active_leaves(f, gp, r.x));
       const Eigen::VectorXd c = cell_centre(space, cell, rng);
       Eigen::VectorXd mu, var;
       gp.predict(c.transpose(), mu, var);

@@ -88,26 +88,29 @@ bool integral_coordinate(const sdk::Parameter& p) {
   return p.type == sdk::ParamType::Binary || (p.type == sdk::ParamType::Integer && !p.log_scale);
 }
 
-Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const sdk::Space& space,
-                      const Ensemble& ensemble, const TreeKernelGp& gp, bool with_stddev) {
+namespace {
+
+// What the GPs of one formulation share: the one-hot binaries of categorical coordinates and
+// one binary per distinct numeric cut (Misic's y_{i,j}), over the trees of every GP.
+struct SharedVars {
+  std::vector<std::vector<int>> onehot;   // per coordinate: one binary per category, or empty
+  std::vector<std::map<double, int>> nu;  // per coordinate: cut's right bound -> binary
+};
+
+SharedVars add_shared(sdk::Model& model, const sdk::PointVariables& point, const sdk::Space& space,
+                      const std::vector<const TreeKernelGp*>& gps) {
   const std::size_t d = space.size();
-  if (point.x_vars.size() != d) {
-    throw sdk::InvalidArgument(
-        fmt::format("surrogate/tree_gp: {} point variables for a space of {} parameters",
-                    point.x_vars.size(), d));
-  }
-  Formulation f;
-  const std::vector<int>& active = gp.active_trees();
-  const double T = static_cast<double>(active.size());
   const auto& lower = space.lower();
   const auto& upper = space.upper();
-
+  SharedVars v;
   // Which categorical coordinates need one-hot binaries: those split on, and condition parents.
   std::vector<bool> needs_onehot(d, false);
-  for (int t : active) {
-    for (const TreeNode& n : ensemble.trees[static_cast<std::size_t>(t)].nodes) {
-      if (!n.is_leaf() && n.categorical)
-        needs_onehot.at(static_cast<std::size_t>(n.feature)) = true;
+  for (const TreeKernelGp* gp : gps) {
+    for (int t : gp->active_trees()) {
+      for (const TreeNode& n : gp->ensemble().trees[static_cast<std::size_t>(t)].nodes) {
+        if (!n.is_leaf() && n.categorical)
+          needs_onehot.at(static_cast<std::size_t>(n.feature)) = true;
+      }
     }
   }
   for (std::size_t i = 0; i < d; ++i) {
@@ -115,37 +118,38 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
     const auto parent = space.index_of(space[i].condition->parent);
     if (parent && space[*parent].type == sdk::ParamType::Categorical) needs_onehot[*parent] = true;
   }
-  std::vector<std::vector<int>> onehot(d);
+  v.onehot.resize(d);
   for (std::size_t i = 0; i < d; ++i) {
     if (!needs_onehot[i]) continue;
     const sdk::Parameter& p = space[i];
     if (p.type != sdk::ParamType::Categorical) {
-      throw sdk::Error(fmt::format(
-          "surrogate/tree_gp: the trees split on '{}' as a category but it is not categorical",
-          p.name));
+      throw sdk::Error(
+          fmt::format("the trees split on '{}' as a category but it is not categorical", p.name));
     }
     LinearRow sum{fmt::format("tg_onehot_{}", i), {}, RowSense::Equal, 1.0};
     LinearRow link{fmt::format("tg_cat_{}", i), {{point.x_vars[i], 1.0}}, RowSense::Equal, 0.0};
     for (std::size_t c = 0; c < p.choices.size(); ++c) {
-      const int v =
+      const int var =
           model.add_variable(fmt::format("tg_nu_{}_{}", i, c), sdk::VarType::Binary, 0, 1);
-      onehot[i].push_back(v);
-      sum.terms.push_back({v, 1.0});
-      if (c > 0) link.terms.push_back({v, -static_cast<double>(c)});
+      v.onehot[i].push_back(var);
+      sum.terms.push_back({var, 1.0});
+      if (c > 0) link.terms.push_back({var, -static_cast<double>(c)});
     }
     model.add_linear_row(std::move(sum));
     model.add_linear_row(std::move(link));
   }
 
-  // Numeric thresholds, shared across trees: one binary nu per distinct cut of a coordinate,
-  // nu = 1 iff x is on the cut's left side.
-  std::vector<std::map<double, int>> nu(d);
-  for (int t : active) {
-    for (const TreeNode& n : ensemble.trees[static_cast<std::size_t>(t)].nodes) {
-      if (n.is_leaf() || n.categorical) continue;
-      const auto i = static_cast<std::size_t>(n.feature);
-      const Cut cut = cut_of(space[i], n.threshold);
-      nu.at(i).emplace(cut.right_bound, -1);
+  // Numeric thresholds, shared across trees (of every GP): one binary nu per distinct cut of a
+  // coordinate, nu = 1 iff x is on the cut's left side.
+  v.nu.resize(d);
+  for (const TreeKernelGp* gp : gps) {
+    for (int t : gp->active_trees()) {
+      for (const TreeNode& n : gp->ensemble().trees[static_cast<std::size_t>(t)].nodes) {
+        if (n.is_leaf() || n.categorical) continue;
+        const auto i = static_cast<std::size_t>(n.feature);
+        const Cut cut = cut_of(space[i], n.threshold);
+        v.nu.at(i).emplace(cut.right_bound, -1);
+      }
     }
   }
   for (std::size_t i = 0; i < d; ++i) {
@@ -153,7 +157,7 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
     const double ub = upper[static_cast<Eigen::Index>(i)];
     int prev = -1;
     int count = 0;
-    for (auto& [key, var] : nu[i]) {
+    for (auto& [key, var] : v.nu[i]) {
       const Cut cut = integral_coordinate(space[i]) ? Cut{key - 1.0, key} : Cut{key, key};
       // A cut outside the domain fixes its side: every x is right of it, or left of it.
       const bool always_right = cut.right_bound <= lb;
@@ -179,7 +183,18 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
       prev = var;
     }
   }
+  return v;
+}
 
+// One GP over the shared variables: its trees' leaves and split rows, the agreement with each
+// training point, the mean and the standard deviation's hypograph. `tag` tells the GPs of one
+// model apart in variable names ("" for a single one).
+Formulation add_gp(sdk::Model& model, const sdk::Space& space, const SharedVars& shared,
+                   const TreeKernelGp& gp, const std::string& tag, bool with_stddev) {
+  Formulation f;
+  const std::vector<int>& active = gp.active_trees();
+  const Ensemble& ensemble = gp.ensemble();
+  const double T = gp.tree_count();
   // Leaves and Misic's split rows. z is continuous as in the paper's Eq. 3g: once the split
   // binaries are integral every leaf but one of each tree is on a closed side of some split,
   // so z is integral too, and the search branches only on splits (measured: as fast as binary
@@ -187,9 +202,9 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
   f.z.resize(active.size());
   for (std::size_t k = 0; k < active.size(); ++k) {
     const Tree& tree = ensemble.trees[static_cast<std::size_t>(active[k])];
-    LinearRow one{fmt::format("tg_tree_{}", k), {}, RowSense::Equal, 1.0};
+    LinearRow one{fmt::format("tg{}_tree_{}", tag, k), {}, RowSense::Equal, 1.0};
     for (std::size_t l = 0; l < tree.leaves.size(); ++l) {
-      const int v = model.add_variable(fmt::format("tg_z_{}_{}", k, tree.leaves[l]),
+      const int v = model.add_variable(fmt::format("tg{}_z_{}_{}", tag, k, tree.leaves[l]),
                                        sdk::VarType::Continuous, 0, 1);
       f.z[k].push_back(v);
       one.terms.push_back({v, 1.0});
@@ -217,9 +232,10 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
       const auto i = static_cast<std::size_t>(n.feature);
       const Cut cut = cut_of(space[i], n.threshold);
       if (!done.emplace(n.feature, cut.right_bound).second) continue;
-      const int v = nu[i].at(cut.right_bound);
-      LinearRow left{fmt::format("tg_left_{}_{}_{}", k, i, v), {}, RowSense::LessEqual, 0.0};
-      LinearRow right{fmt::format("tg_right_{}_{}_{}", k, i, v), {}, RowSense::LessEqual, 1.0};
+      const int v = shared.nu[i].at(cut.right_bound);
+      LinearRow left{fmt::format("tg{}_left_{}_{}_{}", tag, k, i, v), {}, RowSense::LessEqual, 0.0};
+      LinearRow right{
+          fmt::format("tg{}_right_{}_{}_{}", tag, k, i, v), {}, RowSense::LessEqual, 1.0};
       const auto j = static_cast<Eigen::Index>(i);
       for (std::size_t l = 0; l < tree.leaves.size(); ++l) {
         if (box[l].upper[j] <= cut.left_bound) left.terms.push_back({f.z[k][l], 1.0});
@@ -233,26 +249,31 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
     for (const auto& [node, lr] : sides) {
       const TreeNode& n = tree.nodes[static_cast<std::size_t>(node)];
       const auto i = static_cast<std::size_t>(n.feature);
-      LinearRow left{fmt::format("tg_left_{}_{}", k, node), {}, RowSense::LessEqual, 0.0};
-      LinearRow right{fmt::format("tg_right_{}_{}", k, node), {}, RowSense::LessEqual, 0.0};
+      LinearRow left{fmt::format("tg{}_left_{}_{}", tag, k, node), {}, RowSense::LessEqual, 0.0};
+      LinearRow right{fmt::format("tg{}_right_{}_{}", tag, k, node), {}, RowSense::LessEqual, 0.0};
       for (int v : lr.first) left.terms.push_back({v, 1.0});
       for (int v : lr.second) right.terms.push_back({v, 1.0});
-      for (std::size_t c = 0; c < onehot[i].size(); ++c) {
+      for (std::size_t c = 0; c < shared.onehot[i].size(); ++c) {
         const bool goes_right = std::binary_search(n.right_categories.begin(),
                                                    n.right_categories.end(), static_cast<int>(c));
-        (goes_right ? right : left).terms.push_back({onehot[i][c], -1.0});
+        (goes_right ? right : left).terms.push_back({shared.onehot[i][c], -1.0});
       }
       model.add_linear_row(std::move(left));
       model.add_linear_row(std::move(right));
     }
   }
 
-  // Agreement with every training point: s_i = (1/|T|) sum_t z_{t, leaf_t(x_i)}.
+  // Agreement with every training point: s_i = (1/T) (sum_t z_{t, leaf_t(x_i)} + n_null),
+  // T = gp.tree_count(); trees without a split (n_null of them, when the kernel counts them)
+  // put every point in their one leaf.
   const std::size_t m = gp.size();
   f.s.resize(m);
+  const double null_agreement = static_cast<double>(gp.null_trees()) / T;
   for (std::size_t i = 0; i < m; ++i) {
-    f.s[i] = model.add_variable(fmt::format("tg_s_{}", i), sdk::VarType::Continuous, 0.0, 1.0);
-    LinearRow row{fmt::format("tg_agree_{}", i), {{f.s[i], 1.0}}, RowSense::Equal, 0.0};
+    f.s[i] =
+        model.add_variable(fmt::format("tg{}_s_{}", tag, i), sdk::VarType::Continuous, 0.0, 1.0);
+    LinearRow row{
+        fmt::format("tg{}_agree_{}", tag, i), {{f.s[i], 1.0}}, RowSense::Equal, null_agreement};
     for (std::size_t k = 0; k < active.size(); ++k) {
       const Tree& tree = ensemble.trees[static_cast<std::size_t>(active[k])];
       const int l = tree.leaf_index(gp.training_leaf(k, i));
@@ -274,10 +295,10 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
   // Divided by y_scale^2 so that the row's scale does not depend on the metric's units.
   const double prior = gp.prior_variance();
   if (with_stddev) {
-    const int sd = model.add_variable("tg_stddev", sdk::VarType::Continuous, 0.0,
-                                      scale * std::sqrt(prior) * (1.0 + 1e-9));
+    const int sd = model.add_variable(fmt::format("tg{}_stddev", tag), sdk::VarType::Continuous,
+                                      0.0, scale * std::sqrt(prior) * (1.0 + 1e-9));
     sdk::QuadraticRow q;
-    q.name = "tg_variance";
+    q.name = fmt::format("tg{}_variance", tag);
     q.convex = true;
     q.rhs = prior;
     q.quad.push_back({sd, sd, 1.0 / (scale * scale)});
@@ -294,6 +315,16 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
     f.output.stddev_var = sd;
   }
 
+  return f;
+}
+
+// Hierarchies, shared by every GP of the model.
+void add_hierarchy(sdk::Model& model, const sdk::PointVariables& point, const sdk::Space& space,
+                   const SharedVars& shared) {
+  const std::size_t d = space.size();
+  const auto& lower = space.lower();
+  const auto& upper = space.upper();
+  const auto& onehot = shared.onehot;
   // Hierarchies: an inactive parameter sits at its default (indicator rows as big-M on the
   // parent's activity). An integer parent gets one binary per value (x_p = sum v b_v), so that
   // "active iff x_p in V" is sum over V of b_v; parents with more than kMaxIntegerParentValues
@@ -381,31 +412,74 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
     model.add_linear_row(std::move(hi));
     model.add_linear_row(std::move(lo));
   }
-  return f;
 }
 
-std::vector<int> active_leaves(const Formulation& f, const TreeKernelGp& gp, const Ensemble& e,
+void check_point(const sdk::PointVariables& point, const sdk::Space& space) {
+  if (point.x_vars.size() != space.size()) {
+    throw sdk::InvalidArgument(fmt::format("{} point variables for a space of {} parameters",
+                                           point.x_vars.size(), space.size()));
+  }
+}
+
+}  // namespace
+
+std::vector<Formulation> formulate(sdk::Model& model, const sdk::PointVariables& point,
+                                   const sdk::Space& space,
+                                   const std::vector<const TreeKernelGp*>& gps, bool with_stddev) {
+  check_point(point, space);
+  const SharedVars shared = add_shared(model, point, space, gps);
+  std::vector<Formulation> out;
+  out.reserve(gps.size());
+  for (std::size_t b = 0; b < gps.size(); ++b) {
+    out.push_back(add_gp(model, space, shared, *gps[b],
+                         gps.size() == 1 ? std::string() : fmt::format("{}", b), with_stddev));
+  }
+  add_hierarchy(model, point, space, shared);
+  return out;
+}
+
+Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const sdk::Space& space,
+                      const TreeKernelGp& gp, bool with_stddev) {
+  return std::move(formulate(model, point, space, {&gp}, with_stddev).front());
+}
+
+std::vector<int> active_leaves(const std::vector<Formulation>& fs,
+                               const std::vector<const TreeKernelGp*>& gps,
                                const std::vector<double>& solution) {
   std::vector<int> out;
-  const std::vector<int>& active = gp.active_trees();
-  for (std::size_t k = 0; k < f.z.size(); ++k) {
-    std::size_t best = 0;
-    for (std::size_t l = 1; l < f.z[k].size(); ++l) {
-      if (solution.at(static_cast<std::size_t>(f.z[k][l])) >
-          solution.at(static_cast<std::size_t>(f.z[k][best]))) {
-        best = l;
+  for (std::size_t g = 0; g < gps.size() && g < fs.size(); ++g) {
+    const Formulation& f = fs[g];
+    const std::vector<int>& active = gps[g]->active_trees();
+    for (std::size_t k = 0; k < f.z.size(); ++k) {
+      std::size_t best = 0;
+      for (std::size_t l = 1; l < f.z[k].size(); ++l) {
+        if (solution.at(static_cast<std::size_t>(f.z[k][l])) >
+            solution.at(static_cast<std::size_t>(f.z[k][best]))) {
+          best = l;
+        }
       }
+      out.push_back(gps[g]->ensemble().trees[static_cast<std::size_t>(active[k])].leaves[best]);
     }
-    out.push_back(e.trees[static_cast<std::size_t>(active[k])].leaves[best]);
   }
   return out;
 }
 
-std::vector<int> leaves_of(const TreeKernelGp& gp, const Ensemble& e, const Eigen::VectorXd& x) {
+std::vector<int> active_leaves(const Formulation& f, const TreeKernelGp& gp,
+                               const std::vector<double>& solution) {
+  return active_leaves(std::vector<Formulation>{f}, {&gp}, solution);
+}
+
+std::vector<int> leaves_of(const std::vector<const TreeKernelGp*>& gps, const Eigen::VectorXd& x) {
   std::vector<int> out;
-  for (int t : gp.active_trees())
-    out.push_back(e.trees[static_cast<std::size_t>(t)].leaf_of(x.data()));
+  for (const TreeKernelGp* gp : gps) {
+    for (int t : gp->active_trees())
+      out.push_back(gp->ensemble().trees[static_cast<std::size_t>(t)].leaf_of(x.data()));
+  }
   return out;
+}
+
+std::vector<int> leaves_of(const TreeKernelGp& gp, const Eigen::VectorXd& x) {
+  return leaves_of(std::vector<const TreeKernelGp*>{&gp}, x);
 }
 
 double Cell::closed_upper(Eigen::Index j) const {
@@ -434,17 +508,24 @@ bool Cell::contains(const sdk::Space& space, const Eigen::VectorXd& x, double to
   return true;
 }
 
-Cell cell_of(const sdk::Space& space, const Ensemble& e, const TreeKernelGp& gp,
+Cell cell_of(const sdk::Space& space, const std::vector<const TreeKernelGp*>& gps,
              const std::vector<int>& leaves) {
   Cell cell = domain_cell(space);
-  const std::vector<int>& active = gp.active_trees();
-  for (std::size_t k = 0; k < active.size() && k < leaves.size(); ++k) {
-    const Tree& tree = e.trees[static_cast<std::size_t>(active[k])];
-    const int l = tree.leaf_index(leaves[k]);
-    if (l < 0) throw sdk::Error("surrogate/tree_gp: decoding met an unknown leaf");
-    narrow_to_leaf(cell, space, tree, static_cast<std::size_t>(l));
+  std::size_t k = 0;
+  for (const TreeKernelGp* gp : gps) {
+    for (int t : gp->active_trees()) {
+      if (k >= leaves.size()) return cell;
+      const Tree& tree = gp->ensemble().trees[static_cast<std::size_t>(t)];
+      const int l = tree.leaf_index(leaves[k++]);
+      if (l < 0) throw sdk::Error("decoding met an unknown leaf");
+      narrow_to_leaf(cell, space, tree, static_cast<std::size_t>(l));
+    }
   }
   return cell;
+}
+
+Cell cell_of(const sdk::Space& space, const TreeKernelGp& gp, const std::vector<int>& leaves) {
+  return cell_of(space, std::vector<const TreeKernelGp*>{&gp}, leaves);
 }
 
 Eigen::VectorXd cell_centre(const sdk::Space& space, const Cell& cell, std::mt19937_64& rng) {

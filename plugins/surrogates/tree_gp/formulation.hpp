@@ -27,20 +27,36 @@ struct Formulation {
   std::vector<int> s;               ///< agreement variable per training point
 };
 
-/// Adds the GP of `gp` (fitted on `ensemble`) to `model` over `point`. Mean and stddev are in
-/// metric units. Conditional parameters with a Binary, Categorical or Integer parent (at most
-/// 256 values, not log-scaled) are forced to their default when inactive (big-M rows on the
-/// parent's indicator; integer parents get one binary per value).
-/// `with_stddev = false` leaves out the stddev variable and its quadratic row (mean-only
-/// models, such as the uncertainty experiment of the paper's Sec. 5.1).
+/// Adds the GPs `gps` to `model` over `point`: the point's shared variables (one-hot binaries of
+/// the categorical coordinates the trees split on, one binary per distinct numeric cut of every
+/// tree of every GP, Misic's y_{i,j}), then per GP its trees' leaves and split rows, the
+/// agreement with each training point, its mean and standard deviation (metric units), as
+/// BARK's formulation over the union of the trees of all its posterior samples (Boyne et al.,
+/// Sec. 6.1, Eqs. 9-10) and LEAF-GP's over one GP (Thebelt et al. 2022, Eqs. 3-4).
+/// Conditional parameters with a Binary, Categorical or Integer parent (at most 256 values,
+/// not log-scaled) are forced to their default when inactive (big-M rows on the parent's
+/// indicator; integer parents get one binary per value). `with_stddev = false` leaves out the
+/// stddev variables and their quadratic rows (mean-only models, such as the uncertainty
+/// experiment of the LEAF-GP paper's Sec. 5.1). Returns one Formulation per GP, in order.
+/// @throws sdk::InvalidArgument when `point` does not have one variable per coordinate.
+std::vector<Formulation> formulate(sdk::Model& model, const sdk::PointVariables& point,
+                                   const sdk::Space& space,
+                                   const std::vector<const TreeKernelGp*>& gps,
+                                   bool with_stddev = true);
+/// The same for a single GP.
 Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const sdk::Space& space,
-                      const Ensemble& ensemble, const TreeKernelGp& gp, bool with_stddev = true);
+                      const TreeKernelGp& gp, bool with_stddev = true);
 
-/// Active leaf node per active tree at a model solution (the largest z of each tree).
-std::vector<int> active_leaves(const Formulation& f, const TreeKernelGp& gp, const Ensemble& e,
+/// Active leaf node per active tree at a model solution (the largest z of each tree), over the
+/// active trees of every GP in order.
+std::vector<int> active_leaves(const std::vector<Formulation>& fs,
+                               const std::vector<const TreeKernelGp*>& gps,
                                const std::vector<double>& solution);
-/// Active leaf node per active tree of a point.
-std::vector<int> leaves_of(const TreeKernelGp& gp, const Ensemble& e, const Eigen::VectorXd& x);
+std::vector<int> active_leaves(const Formulation& f, const TreeKernelGp& gp,
+                               const std::vector<double>& solution);
+/// Leaf node of `x` per active tree of every GP, in the order of `active_leaves`.
+std::vector<int> leaves_of(const std::vector<const TreeKernelGp*>& gps, const Eigen::VectorXd& x);
+std::vector<int> leaves_of(const TreeKernelGp& gp, const Eigen::VectorXd& x);
 
 /// Intersection of leaf boxes. Numeric coordinates: lower <= x, and x <= upper or, where
 /// `upper_open` is set, x < upper (integral bounds for integer and binary coordinates: x < v
@@ -61,8 +77,10 @@ struct Cell {
   bool contains(const sdk::Space& space, const Eigen::VectorXd& x, double tol = 1e-9) const;
 };
 
-Cell cell_of(const sdk::Space& space, const Ensemble& e, const TreeKernelGp& gp,
+/// The cell of `leaves` (as `leaves_of` orders them): the intersection of their boxes.
+Cell cell_of(const sdk::Space& space, const std::vector<const TreeKernelGp*>& gps,
              const std::vector<int>& leaves);
+Cell cell_of(const sdk::Space& space, const TreeKernelGp& gp, const std::vector<int>& leaves);
 
 /// The cell's centre: midpoints of continuous coordinates (at most closed_upper, for a cell
 /// one float32 step wide), a uniformly random choice of floor or ceiling of the midpoint for

@@ -7,6 +7,7 @@
 #include <arbo/sdk/component.hpp>
 #include <arbo/sdk/surrogate.hpp>
 
+#include "cell_decoder.hpp"
 #include "formulation.hpp"
 #include "tree_ensemble.hpp"
 #include "tree_kernel_gp.hpp"
@@ -40,24 +41,11 @@ class TreeGp final : public sdk::Surrogate,
   const tree_gp::TreeKernelGp& gp() const noexcept { return gp_; }
 
  private:
-  // Projects x onto the known constraints within the cell of `leaves`; `start`, if given, is
-  // a point of the cell known to satisfy them. False (x unchanged) unless the projection
-  // satisfies the constraints and lies in those leaves.
-  bool project_in_cell(const tree_gp::Cell& cell, const std::vector<int>& leaves,
-                       const std::vector<const sdk::Constraint*>& constraints, Eigen::VectorXd& x,
-                       const Eigen::VectorXd* start) const;
-  // True when every active tree puts x in the leaf `leaves` names for it.
-  bool in_leaves(const Eigen::VectorXd& x, const std::vector<int>& leaves) const;
-  bool is_observed(const Eigen::VectorXd& x) const;
-
   sdk::Context& ctx_;
   const sdk::Space& space_;
   tree_gp::BoostConfig boost_;
   tree_gp::GpConfig gp_config_;
-  double box_widening_;
-  double projection_time_limit_;
-  bool projection_scaled_ = false;  // projection_distance = cell_scaled
-  bool resample_duplicates_ = false;
+  tree_gp::DecodeSettings decode_;
   Eigen::MatrixXd X_;  // observations of the latest fit
   tree_gp::Ensemble ensemble_;
   tree_gp::TreeKernelGp gp_;

@@ -32,6 +32,8 @@ void TreeKernelGp::fit(const Ensemble& ensemble, const Eigen::MatrixXd& X, const
     active_.push_back(0);
   }
   const double T = static_cast<double>(active_.size());
+  tree_count_ = T;
+  null_trees_ = 0;
 
   // Leaf-indicator matrix A: one column per leaf of every active tree.
   Eigen::Index leaves = 0;
@@ -124,10 +126,62 @@ void TreeKernelGp::fit(const Ensemble& ensemble, const Eigen::MatrixXd& X, const
   alpha_ = k_inv_ * y_std_;
 }
 
+void TreeKernelGp::assign(const Ensemble& ensemble, const Eigen::MatrixXd& X,
+                          const Eigen::VectorXd& y_std, double y_mean, double y_scale,
+                          double signal, double noise, double jitter) {
+  if (ensemble.trees.empty()) throw sdk::Error("the ensemble has no tree");
+  if (X.rows() == 0 || X.rows() != y_std.size()) {
+    throw sdk::Error("a tree-kernel GP needs at least one observation");
+  }
+  ensemble_ = &ensemble;
+  const Eigen::Index m = X.rows();
+  active_.clear();
+  for (std::size_t t = 0; t < ensemble.trees.size(); ++t) {
+    if (!ensemble.trees[t].degenerate()) active_.push_back(static_cast<int>(t));
+  }
+  tree_count_ = static_cast<double>(ensemble.trees.size());
+  null_trees_ = ensemble.trees.size() - active_.size();
+  Eigen::Index leaves = 0;
+  for (int t : active_) leaves += static_cast<Eigen::Index>(ensemble.trees[t].leaves.size());
+  A_.setZero(m, leaves);
+  train_leaf_.assign(active_.size(), std::vector<int>(static_cast<std::size_t>(m)));
+  Eigen::Index offset = 0;
+  for (std::size_t k = 0; k < active_.size(); ++k) {
+    const Tree& tree = ensemble.trees[static_cast<std::size_t>(active_[k])];
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const Eigen::VectorXd row = X.row(i).transpose();
+      const int node = tree.leaf_of(row.data());
+      train_leaf_[k][static_cast<std::size_t>(i)] = node;
+      A_(i, offset + tree.leaf_index(node)) = 1.0;
+    }
+    offset += static_cast<Eigen::Index>(tree.leaves.size());
+  }
+  y_std_ = y_std;
+  y_mean_ = y_mean;
+  y_scale_ = y_scale;
+  signal_ = signal;
+  noise_ = noise;
+  prior_var_ = signal;
+  Eigen::MatrixXd K = A_ * A_.transpose();
+  K.array() += static_cast<double>(null_trees_);
+  K *= signal / tree_count_;
+  K.diagonal().array() += noise + jitter;
+  Eigen::LLT<Eigen::MatrixXd> llt(K);
+  if (llt.info() != Eigen::Success)
+    throw sdk::Error("the tree-kernel Gram matrix is not positive definite");
+  k_inv_ = llt.solve(Eigen::MatrixXd::Identity(m, m));
+  k_inv_ = 0.5 * (k_inv_ + k_inv_.transpose()).eval();
+  alpha_ = k_inv_ * y_std_;
+  const Eigen::MatrixXd& L = llt.matrixLLT();
+  loglik_ = (-0.5 * y_std_.dot(alpha_) - L.diagonal().array().log().sum() -
+             0.5 * static_cast<double>(m) * std::log(2.0 * M_PI)) /
+            static_cast<double>(m);
+}
+
 void TreeKernelGp::agreement(const double* x, Eigen::VectorXd& s) const {
   const auto m = static_cast<Eigen::Index>(y_std_.size());
-  s.setZero(m);
-  const double w = 1.0 / static_cast<double>(active_.size());
+  const double w = 1.0 / tree_count_;
+  s.setConstant(m, static_cast<double>(null_trees_) * w);
   for (std::size_t k = 0; k < active_.size(); ++k) {
     const Tree& tree = ensemble_->trees[static_cast<std::size_t>(active_[k])];
     const int node = tree.leaf_of(x);

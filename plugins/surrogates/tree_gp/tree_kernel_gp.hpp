@@ -31,6 +31,15 @@ class TreeKernelGp {
   /// Fits on the rows of `X` against `y`. `ensemble` must outlive the object.
   void fit(const Ensemble& ensemble, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
            const GpConfig& config);
+  /// Sets a GP whose hyperparameters were chosen elsewhere (one posterior sample of BARK,
+  /// Boyne et al. Sec. 5): the kernel sigma0^2 / |trees| * (number of trees of `ensemble` in
+  /// which two points share a leaf), trees without a split included (each adds 1/|trees| to
+  /// every agreement), plus (noise + jitter) I on the training points; `y_std` is the
+  /// standardized target and `y_mean`, `y_scale` undo it; the predictive variance is the
+  /// latent one (sigma0^2 - ...). `ensemble` must outlive the object.
+  /// @throws sdk::Error when the ensemble has no tree or K is not positive definite. O(n^3).
+  void assign(const Ensemble& ensemble, const Eigen::MatrixXd& X, const Eigen::VectorXd& y_std,
+              double y_mean, double y_scale, double signal, double noise, double jitter);
 
   /// Agreement ratios s_i(x) = (1/|T|) #{t : leaf_t(x) = leaf_t(x_i)}, i = 1..m.
   void agreement(const double* x, Eigen::VectorXd& s) const;
@@ -39,9 +48,16 @@ class TreeKernelGp {
   /// Metric-unit mean and variance at the rows of X.
   void predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean, Eigen::VectorXd& variance) const;
 
-  /// Trees that carry a partition (non-degenerate ones; the first tree when all are
-  /// degenerate, so that the kernel is the constant sigma0^2).
+  /// Trees that carry a partition (non-degenerate ones; after `fit`, the first tree when all
+  /// are degenerate, so that the kernel is the constant sigma0^2).
   const std::vector<int>& active_trees() const noexcept { return active_; }
+  /// The ensemble the kernel's trees come from.
+  const Ensemble& ensemble() const noexcept { return *ensemble_; }
+  /// Number of trees the agreement averages over: the active ones after `fit` (LEAF-GP
+  /// ignores trees without a split), every tree after `assign`.
+  double tree_count() const noexcept { return tree_count_; }
+  /// Trees without a split that the agreement counts (0 after `fit`).
+  std::size_t null_trees() const noexcept { return null_trees_; }
   /// Leaf node of training point i in active tree t (index into active_trees()).
   int training_leaf(std::size_t t, std::size_t i) const { return train_leaf_[t][i]; }
   std::size_t size() const noexcept { return static_cast<std::size_t>(y_std_.size()); }
@@ -72,6 +88,8 @@ class TreeKernelGp {
   Eigen::MatrixXd k_inv_;
   double y_mean_ = 0.0, y_scale_ = 1.0;
   double signal_ = 1.0, noise_ = 0.1, prior_var_ = 1.0, loglik_ = 0.0;
+  double tree_count_ = 1.0;
+  std::size_t null_trees_ = 0;
 };
 
 }  // namespace arbo::plugins::tree_gp

@@ -407,7 +407,7 @@ double enumerate_best(const Fitted& f, const LinearKnown& known, double kappa) {
     std::vector<int> leaves;
     for (std::size_t k = 0; k < active.size(); ++k)
       leaves.push_back(f.e.trees[static_cast<std::size_t>(active[k])].leaves[idx[k]]);
-    const Cell cell = cell_of(f.space, f.e, f.gp, leaves);
+    const Cell cell = cell_of(f.space, f.gp, leaves);
     if (cell_nonempty(f.space, cell, known)) best = std::max(best, lcb_of_leaves(f, leaves, kappa));
     std::size_t k = 0;
     while (k < active.size()) {
@@ -425,7 +425,7 @@ sdk::SolveResult solve_lcb(const Fitted& f, const LinearKnown& known, double kap
                            int threads = 1) {
   sdk::Model model;
   const sdk::PointVariables point = sdk::add_point_variables(model, f.space);
-  const Formulation form = formulate(model, point, f.space, f.e, f.gp);
+  const Formulation form = formulate(model, point, f.space, f.gp);
   sdk::Objective obj;
   obj.sense = sdk::ObjectiveSense::Maximize;
   for (const auto& t : form.output.mean) obj.linear.push_back({t.var, -t.coef});
@@ -545,12 +545,12 @@ TEST(TreeGpFormulation, ModelValueAtOptimumEqualsPrediction) {
   Formulation form;
   const sdk::SolveResult r = solve_lcb(*f, {}, 1.96, &form);
   ASSERT_EQ(r.status, sdk::SolveStatus::Optimal);
-  const std::vector<int> leaves = active_leaves(form, f->gp, f->e, r.x);
-  const Cell cell = cell_of(f->space, f->e, f->gp, leaves);
+  const std::vector<int> leaves = active_leaves(form, f->gp, r.x);
+  const Cell cell = cell_of(f->space, f->gp, leaves);
   std::mt19937_64 rng(1);
   const Eigen::VectorXd c = cell_centre(f->space, cell, rng);
   EXPECT_TRUE(cell.contains(f->space, c));
-  EXPECT_EQ(leaves_of(f->gp, f->e, c), leaves);
+  EXPECT_EQ(leaves_of(f->gp, c), leaves);
   Eigen::VectorXd mu, var;
   f->gp.predict(c.transpose(), mu, var);
   EXPECT_NEAR(r.objective, -mu[0] + 1.96 * std::sqrt(var[0]), 1e-5 * (1.0 + std::abs(mu[0])));
@@ -575,7 +575,7 @@ TEST(TreeGpFormulation, InactiveConditionalParametersSitAtTheirDefault) {
   const auto max_child = [&](int parent, double parent_value, int child) {
     sdk::Model model;
     const sdk::PointVariables point = sdk::add_point_variables(model, space);
-    formulate(model, point, space, f->e, f->gp);
+    formulate(model, point, space, f->gp);
     model.variable(point.x_vars[static_cast<std::size_t>(parent)]).lower = parent_value;
     model.variable(point.x_vars[static_cast<std::size_t>(parent)]).upper = parent_value;
     sdk::Objective obj;
@@ -706,11 +706,11 @@ DecodedIteration decode_one(const Space& space, std::uint64_t seed,
   Formulation form;
   {
     sdk::Model m;
-    form = formulate(m, sdk::add_point_variables(m, space), space, gp.ensemble(), gp.gp());
+    form = formulate(m, sdk::add_point_variables(m, space), space, gp.gp());
   }
-  it.leaves = active_leaves(form, gp.gp(), gp.ensemble(), it.proposal.certificate->x);
-  it.query_leaves = leaves_of(gp.gp(), gp.ensemble(), it.proposal.x);
-  it.cell = cell_of(space, gp.ensemble(), gp.gp(), it.leaves);
+  it.leaves = active_leaves(form, gp.gp(), it.proposal.certificate->x);
+  it.query_leaves = leaves_of(gp.gp(), it.proposal.x);
+  it.cell = cell_of(space, gp.gp(), it.leaves);
   it.acquisition = acq.value(it.proposal.x);
   return it;
 }
@@ -827,9 +827,9 @@ TEST(TreeGpDecode, RepresentativeIsTheCentreOfTheSamplesCell) {
   for (Eigen::Index i = 0; i < P.rows(); ++i) {
     const Eigen::VectorXd x = P.row(i).transpose();
     const Eigen::VectorXd r = gp.representative(x);
-    const std::vector<int> leaves = leaves_of(gp.gp(), gp.ensemble(), x);
-    EXPECT_EQ(leaves_of(gp.gp(), gp.ensemble(), r), leaves) << space.describe(x);
-    const Cell cell = cell_of(space, gp.ensemble(), gp.gp(), leaves);
+    const std::vector<int> leaves = leaves_of(gp.gp(), x);
+    EXPECT_EQ(leaves_of(gp.gp(), r), leaves) << space.describe(x);
+    const Cell cell = cell_of(space, gp.gp(), leaves);
     for (const Eigen::Index j : {Eigen::Index{0}, Eigen::Index{3}}) {
       EXPECT_DOUBLE_EQ(r[j], std::min(0.5 * (cell.lower[j] + cell.upper[j]), cell.closed_upper(j)))
           << space.describe(x);
