@@ -178,8 +178,9 @@ void check_formulations(const Components& c, const Pipeline& pipeline) {
     throw missing(pipeline.acquisition->id(), "FormulatesAcquisition");
   }
   if (!c.surrogates.empty() &&
-      !dynamic_cast<const sdk::FormulatesSurrogate*>(c.surrogates[0].surrogate.get())) {
-    throw missing(pipeline.surrogate->id(), "FormulatesSurrogate");
+      !dynamic_cast<const sdk::FormulatesSurrogate*>(c.surrogates[0].surrogate.get()) &&
+      !dynamic_cast<const sdk::FormulatesMixture*>(c.surrogates[0].surrogate.get())) {
+    throw missing(pipeline.surrogate->id(), "FormulatesSurrogate (or FormulatesMixture)");
   }
   for (const auto& k : c.known) {
     if (!dynamic_cast<const sdk::FormulatesConstraint*>(k.constraint.get())) {

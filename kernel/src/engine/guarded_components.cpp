@@ -175,6 +175,35 @@ class Forward<Self, sdk::RepresentsRegions> : public sdk::RepresentsRegions {
   }
 };
 
+template <class Self>
+class Forward<Self, sdk::PosteriorMixture> : public sdk::PosteriorMixture {
+ public:
+  std::size_t num_components() const override {
+    const Self& s = static_cast<const Self&>(*this);
+    return s.guard("num_components",
+                   [&] { return s.template inner<sdk::PosteriorMixture>().num_components(); });
+  }
+  void predict_components(const Eigen::MatrixXd& X, Eigen::MatrixXd& mean,
+                          Eigen::MatrixXd& variance) const override {
+    const Self& s = static_cast<const Self&>(*this);
+    s.guard("predict_components", [&] {
+      s.template inner<sdk::PosteriorMixture>().predict_components(X, mean, variance);
+    });
+  }
+};
+
+template <class Self>
+class Forward<Self, sdk::FormulatesMixture> : public sdk::FormulatesMixture {
+ public:
+  std::vector<sdk::FormulatesSurrogate::Output> formulate_components(
+      sdk::Model& model, const sdk::PointVariables& point) const override {
+    const Self& s = static_cast<const Self&>(*this);
+    return s.guard("formulate_components", [&] {
+      return s.template inner<sdk::FormulatesMixture>().formulate_components(model, point);
+    });
+  }
+};
+
 // A marker: nothing to forward.
 template <class Self>
 class Forward<Self, sdk::RespectsBlackBoxConstraints> : public sdk::RespectsBlackBoxConstraints {};
@@ -307,7 +336,7 @@ std::shared_ptr<Base> make_proxy(TypeList<Chosen...>, TypeList<Next, Rest...>,
 using SurrogateCapabilities =
     TypeList<sdk::FormulatesSurrogate, sdk::DecodesSolution, sdk::DensityModel,
              sdk::ReportsGoodFraction, sdk::PosteriorSampler, sdk::FitsPartialObservations,
-             sdk::RepresentsRegions>;
+             sdk::RepresentsRegions, sdk::PosteriorMixture, sdk::FormulatesMixture>;
 using AcquisitionCapabilities = TypeList<sdk::FormulatesAcquisition, sdk::DecodesSolution,
                                          sdk::ProposesCandidates, sdk::RespectsBlackBoxConstraints>;
 

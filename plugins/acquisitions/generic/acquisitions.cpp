@@ -74,12 +74,18 @@ sdk::ParamSpec xi_spec() {
 
 GaussianAcquisition::GaussianAcquisition(const sdk::CreateArgs& args) : ctx_(args.context) {}
 
-void GaussianAcquisition::bind_models(const sdk::AcquisitionInputs& inputs, bool use_constraints) {
+void GaussianAcquisition::bind_models(const sdk::AcquisitionInputs& inputs, bool use_constraints,
+                                      bool integrate_mixtures) {
   if (inputs.objective == nullptr) {
     throw sdk::Error("needs a surrogate of the objective; add a [surrogate] table to the pipeline");
   }
+  const auto mixture = [&](const sdk::Surrogate* s) {
+    return integrate_mixtures ? dynamic_cast<const sdk::PosteriorMixture*>(s) : nullptr;
+  };
   objective_ = inputs.objective;
+  objective_mixture_ = mixture(objective_);
   constraints_.clear();
+  constraint_mixtures_.clear();
   c_scale_.clear();
   if (use_constraints) {
     const Eigen::MatrixXd& C = inputs.data.C;
@@ -88,6 +94,7 @@ void GaussianAcquisition::bind_models(const sdk::AcquisitionInputs& inputs, bool
       const auto k = static_cast<Eigen::Index>(constraints_.size());
       c_scale_.push_back(k < C.cols() && C.rows() > 0 ? C.col(k).cwiseAbs().maxCoeff() : 0.0);
       constraints_.push_back(c);
+      constraint_mixtures_.push_back(mixture(c));
     }
   }
   for (Buffers* b : {&point_, &batch_}) {
@@ -108,9 +115,19 @@ double GaussianAcquisition::improvement_incumbent(const sdk::AcquisitionInputs& 
 }
 
 void GaussianAcquisition::predict_all(const Eigen::MatrixXd& X, Buffers& buf) const {
-  objective_->predict(X, buf.mean, buf.var);
+  const auto predict = [&](const sdk::Surrogate* model, const sdk::PosteriorMixture* mixture,
+                           Eigen::VectorXd& mean, Eigen::VectorXd& var) {
+    if (mixture == nullptr) {
+      model->predict(X, mean, var);
+      return;
+    }
+    mixture->predict_components(X, buf.comp_mean, buf.comp_var);
+    mean = buf.comp_mean.rowwise().mean();
+    var = buf.comp_var.cwiseMax(0.0).cwiseSqrt().rowwise().mean().array().square().matrix();
+  };
+  predict(objective_, objective_mixture_, buf.mean, buf.var);
   for (std::size_t k = 0; k < constraints_.size(); ++k)
-    constraints_[k]->predict(X, buf.c_mean[k], buf.c_var[k]);
+    predict(constraints_[k], constraint_mixtures_[k], buf.c_mean[k], buf.c_var[k]);
 }
 
 double GaussianAcquisition::value(const Eigen::VectorXd& x) const {
@@ -198,16 +215,27 @@ const sdk::ParamSpecList& LowerConfidenceBound::params() {
           "each constraint surrogate formulates itself and adds that row; black-box solvers see "
           "-infinity where a point is not admitted. Not in the LEAF-GP paper, whose problems "
           "have no black-box constraints.",
-          1.96, 0.0)};
+          1.96, 0.0),
+      sdk::ParamSpec::choice(
+          "posterior_mixture",
+          "For a surrogate whose posterior is a mixture over hyperparameter samples (BARK's 16 "
+          "forests): 'integrate' averages the bound over the components, (1/S) sum_s (mean_s - "
+          "kappa * sd_s), BARK's integrated UCB (Boyne et al., Sec. 6.1); 'moment_matched' uses "
+          "the mixture's mean and standard deviation, as for any surrogate. No effect on other "
+          "surrogates.",
+          "integrate", {"integrate", "moment_matched"})};
   return specs;
 }
 
 LowerConfidenceBound::LowerConfidenceBound(const sdk::CreateArgs& args)
     : GaussianAcquisition(args),
       kappa_(args.params.get_real("kappa")),
-      constraint_kappa_(args.params.get_real("constraint_kappa")) {}
+      constraint_kappa_(args.params.get_real("constraint_kappa")),
+      integrate_(args.params.get_string("posterior_mixture") == "integrate") {}
 
-void LowerConfidenceBound::bind(const sdk::AcquisitionInputs& inputs) { bind_models(inputs, true); }
+void LowerConfidenceBound::bind(const sdk::AcquisitionInputs& inputs) {
+  bind_models(inputs, true, integrate_);
+}
 
 // Within 1e-6 of the constraint's scale (its largest observed |value|, at least 1), the
 // model solver's feasibility tolerance: a solver's point on the bound's boundary is admitted.
@@ -231,23 +259,23 @@ void LowerConfidenceBound::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::
 
 namespace {
 
-// The formulation of `model` (the objective's surrogate, or a constraint's, as `role` says),
-// with a stddev_var when `weight` > 0; an Error naming the missing capability otherwise.
-sdk::FormulatesSurrogate::Output formulate_model(const sdk::Surrogate* model, const char* role,
-                                                 const char* weight_name, double weight,
-                                                 sdk::Model& m, const sdk::PointVariables& point) {
-  const auto* surrogate = dynamic_cast<const sdk::FormulatesSurrogate*>(model);
-  if (surrogate == nullptr) {
-    throw sdk::Error(fmt::format(
-        "acquisition/lcb can write itself into a model only when the {} surrogate has the "
-        "capability arbo::sdk::FormulatesSurrogate; the pipeline's surrogate does not offer it. "
-        "Use a black-box inner solver (inner_solver/nelder_mead, sampling or random) or a "
-        "surrogate that can formulate itself",
-        role));
-  }
-  sdk::FormulatesSurrogate::Output f = surrogate->formulate(m, point);
-  if (weight > 0.0 && f.stddev_var < 0) {
-    throw sdk::Error(fmt::format(
+// A bound mean - weight * sd of one model as a model expression: `mean` + `constant` and the
+// standard deviation's terms `sd` (one stddev variable, or the average of a mixture's).
+struct BoundTerms {
+  std::vector<sdk::LinearTerm> mean;
+  double constant = 0.0;
+  std::vector<sdk::LinearTerm> sd;
+};
+
+// The formulation of `model` (the objective's surrogate, or a constraint's, as `role` says):
+// with `integrate` and a mixture model, the average over its components; otherwise its own.
+// With `weight` > 0 it needs the standard deviation's hypograph variables; an Error naming the
+// missing capability otherwise.
+BoundTerms formulate_model(const sdk::Surrogate* model, const char* role, const char* weight_name,
+                           double weight, bool integrate, sdk::Model& m,
+                           const sdk::PointVariables& point) {
+  const auto no_stddev = [&](const sdk::FormulatesSurrogate::Output& f) {
+    return sdk::Error(fmt::format(
         "acquisition/lcb needs the {} surrogate's formulation to provide stddev_var (a variable "
         "s <= sigma(x) that maximizing +{}*s drives to sigma); {}. Use {} = 0 or a black-box "
         "inner solver",
@@ -256,32 +284,72 @@ sdk::FormulatesSurrogate::Output formulate_model(const sdk::Surrogate* model, co
                               "sigma^2, which LCB cannot maximize through)"
                             : "this surrogate formulates its mean only",
         weight_name));
+  };
+  BoundTerms out;
+  const auto* mixture = dynamic_cast<const sdk::PosteriorMixture*>(model);
+  if (integrate && mixture != nullptr) {
+    const auto* f = dynamic_cast<const sdk::FormulatesMixture*>(model);
+    if (f == nullptr) {
+      throw sdk::Error(fmt::format(
+          "acquisition/lcb integrates the bound over the {} surrogate's posterior samples, but "
+          "the surrogate cannot write them into a model (capability "
+          "arbo::sdk::FormulatesMixture missing). Use posterior_mixture = \"moment_matched\" "
+          "or a black-box inner solver",
+          role));
+    }
+    const std::vector<sdk::FormulatesSurrogate::Output> parts = f->formulate_components(m, point);
+    if (parts.empty())
+      throw sdk::Error(fmt::format("the {} surrogate formulated no component", role));
+    const double w = 1.0 / static_cast<double>(parts.size());
+    for (const auto& p : parts) {
+      if (weight > 0.0 && p.stddev_var < 0) throw no_stddev(p);
+      for (const sdk::LinearTerm& t : p.mean) out.mean.push_back({t.var, w * t.coef});
+      out.constant += w * p.mean_constant;
+      if (weight > 0.0) out.sd.push_back({p.stddev_var, w});
+    }
+    return out;
   }
-  return f;
+  const auto* surrogate = dynamic_cast<const sdk::FormulatesSurrogate*>(model);
+  if (surrogate == nullptr) {
+    throw sdk::Error(fmt::format(
+        "acquisition/lcb can write itself into a model only when the {} surrogate has the "
+        "capability arbo::sdk::FormulatesSurrogate{}; the pipeline's surrogate does not offer it. "
+        "Use a black-box inner solver (inner_solver/nelder_mead, sampling or random) or a "
+        "surrogate that can formulate itself",
+        role,
+        mixture != nullptr ? " (or, with posterior_mixture = \"integrate\", FormulatesMixture)"
+                           : ""));
+  }
+  sdk::FormulatesSurrogate::Output f = surrogate->formulate(m, point);
+  if (weight > 0.0 && f.stddev_var < 0) throw no_stddev(f);
+  out.mean = std::move(f.mean);
+  out.constant = f.mean_constant;
+  if (weight > 0.0) out.sd.push_back({f.stddev_var, 1.0});
+  return out;
 }
 
 }  // namespace
 
 void LowerConfidenceBound::formulate(sdk::Model& model, const sdk::PointVariables& point) const {
   if (objective_ == nullptr) throw sdk::Error("called before bind()");
-  const sdk::FormulatesSurrogate::Output f =
-      formulate_model(objective_, "objective", "kappa", kappa_, model, point);
+  const BoundTerms f =
+      formulate_model(objective_, "objective", "kappa", kappa_, integrate_, model, point);
   // maximize -(mean) + kappa * s: the negated LCB, as in value().
   sdk::Objective objective;
   objective.sense = sdk::ObjectiveSense::Maximize;
-  objective.linear.reserve(f.mean.size() + 1);
+  objective.linear.reserve(f.mean.size() + f.sd.size());
   for (const sdk::LinearTerm& t : f.mean) objective.linear.push_back({t.var, -t.coef});
-  if (kappa_ > 0.0) objective.linear.push_back({f.stddev_var, kappa_});
-  objective.constant = -f.mean_constant;
+  for (const sdk::LinearTerm& t : f.sd) objective.linear.push_back({t.var, kappa_ * t.coef});
+  objective.constant = -f.constant;
   model.set_objective(std::move(objective));
   // One row per black-box constraint model: mean_k(x) - constraint_kappa * s_k <= 0, with
   // s_k <= sd_k(x) (the hypograph variable), i.e. mean_k - constraint_kappa * sd_k <= 0.
   for (std::size_t k = 0; k < constraints_.size(); ++k) {
-    const sdk::FormulatesSurrogate::Output g = formulate_model(
-        constraints_[k], "constraint", "constraint_kappa", constraint_kappa_, model, point);
+    const BoundTerms g = formulate_model(constraints_[k], "constraint", "constraint_kappa",
+                                         constraint_kappa_, integrate_, model, point);
     sdk::LinearRow row{fmt::format("black_box_constraint_{}", k), g.mean, sdk::RowSense::LessEqual,
-                       -g.mean_constant};
-    if (constraint_kappa_ > 0.0) row.terms.push_back({g.stddev_var, -constraint_kappa_});
+                       -g.constant};
+    for (const sdk::LinearTerm& t : g.sd) row.terms.push_back({t.var, -constraint_kappa_ * t.coef});
     model.add_linear_row(std::move(row));
   }
 }
@@ -297,8 +365,9 @@ bool LowerConfidenceBound::decode(const sdk::Model& model, const sdk::PointVaria
   // where the constraint models admit it, else the solver's point, which satisfies the rows.
   // value() is -infinity exactly where a constraint model does not admit the point.
   if (!constraints_.empty() && !std::isfinite(value(query))) {
-    ctx_.debug("the decoded query is not admitted by the constraint models; the solver's "
-               "point is proposed");
+    ctx_.debug(
+        "the decoded query is not admitted by the constraint models; the solver's "
+        "point is proposed");
     return false;
   }
   x = query;

@@ -29,8 +29,10 @@ class GaussianAcquisition : public sdk::Acquisition {
   explicit GaussianAcquisition(const sdk::CreateArgs& args);
 
   /// Stores the objective model and the constraint models (when `use_constraints`); throws
-  /// when there is no objective model.
-  void bind_models(const sdk::AcquisitionInputs& inputs, bool use_constraints);
+  /// when there is no objective model. With `integrate_mixtures`, models with
+  /// `sdk::PosteriorMixture` are predicted per component (see `predict_all`).
+  void bind_models(const sdk::AcquisitionInputs& inputs, bool use_constraints,
+                   bool integrate_mixtures = false);
   /// The incumbent of improvement-based acquisitions: the best feasible y, or, while no
   /// observation is feasible, the smallest observed y. Throws without any observation.
   double improvement_incumbent(const sdk::AcquisitionInputs& inputs) const;
@@ -39,8 +41,14 @@ class GaussianAcquisition : public sdk::Acquisition {
   struct Buffers {
     Eigen::VectorXd mean, var;
     std::vector<Eigen::VectorXd> c_mean, c_var;
+    Eigen::MatrixXd comp_mean, comp_var;  // components of a mixture model
   };
-  /// Predicts every bound model at the rows of `X` into `buf`.
+  /// Predicts every bound model at the rows of `X` into `buf`. A mixture model bound with
+  /// `integrate_mixtures` gives, in place of its moment-matched prediction, the average of
+  /// its components' means and the square of the average of their standard deviations, so
+  /// that mean - kappa * sqrt(var) is the average over the components of mean_s - kappa *
+  /// sd_s (the integrated bound; for expected-improvement criteria these are not the
+  /// mixture's moments, which is why only lcb asks for it).
   void predict_all(const Eigen::MatrixXd& X, Buffers& buf) const;
   /// Scores the rows of `X` (at most one block) into out.segment(offset, X.rows()), using
   /// `buf` as scratch.
@@ -50,6 +58,9 @@ class GaussianAcquisition : public sdk::Acquisition {
   sdk::Context& ctx_;
   const sdk::Surrogate* objective_ = nullptr;
   std::vector<const sdk::Surrogate*> constraints_;
+  // Per model (objective, then constraints): its mixture when integrated, else null.
+  const sdk::PosteriorMixture* objective_mixture_ = nullptr;
+  std::vector<const sdk::PosteriorMixture*> constraint_mixtures_;
   std::vector<double> c_scale_;  // largest |observed value| per constraint: the sd floor's units
 
  private:
@@ -93,9 +104,12 @@ class ProbabilityOfImprovement final : public ImprovementAcquisition {
 };
 
 /// Negated lower confidence bound, -(mu - kappa sigma), over the points every black-box
-/// constraint model admits (mu_k - constraint_kappa sigma_k <= 0; -infinity elsewhere). Also
-/// writes itself into a model when the surrogates can (`FormulatesSurrogate` with a
-/// `stddev_var`): the objective, plus one row per constraint model; and forwards
+/// constraint model admits (mu_k - constraint_kappa sigma_k <= 0; -infinity elsewhere). For
+/// a surrogate whose posterior is a mixture over hyperparameter samples
+/// (`sdk::PosteriorMixture`, BARK), the bound averaged over the components, (1/S) sum_s
+/// (mu_s - kappa sigma_s): BARK's integrated UCB (Boyne et al., Sec. 6.1). Also writes itself
+/// into a model when the surrogates can (`FormulatesSurrogate` with a `stddev_var`, or
+/// `FormulatesMixture`): the objective, plus one row per constraint model; and forwards
 /// `DecodesSolution` to the objective surrogate (a tree-kernel GP picks the query inside its
 /// leaf cell), keeping the query only where the constraint models admit it.
 class LowerConfidenceBound final : public GaussianAcquisition,
@@ -119,6 +133,7 @@ class LowerConfidenceBound final : public GaussianAcquisition,
   bool admitted(const Buffers& buf, Eigen::Index i) const;
   double kappa_;
   double constraint_kappa_;
+  bool integrate_ = true;  // posterior_mixture = integrate
 };
 
 /// Constraint-weighted EI: EI(x) * prod_k P(C_k(x) <= 0), with y* the best feasible y; while no

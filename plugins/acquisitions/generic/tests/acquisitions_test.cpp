@@ -296,6 +296,87 @@ TEST(acquisitions_generic, lcb_formulates_maximize_minus_mean_plus_kappa_s) {
   EXPECT_LE(e.max_violation(), 1e-12);
 }
 
+// A posterior mixture of two components (BARK's samples, in small): component 0 is
+// `Formulating`'s model, component 1 has mean x1 and constant sd 0.5 (formulated as s1 <= 0.5
+// through s1^2 <= 0.25). predict() returns the moment-matched mixture.
+class Mixture final : public Surrogate, public PosteriorMixture, public FormulatesMixture {
+ public:
+  void fit(const Dataset&, const Metric&) override {}
+  void predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
+               Eigen::VectorXd& variance) const override {
+    Eigen::MatrixXd m, v;
+    predict_components(X, m, v);
+    mean = m.rowwise().mean();
+    variance = ((v + m.cwiseProduct(m)).rowwise().mean() - mean.cwiseProduct(mean));
+  }
+  std::size_t num_components() const override { return 2; }
+  void predict_components(const Eigen::MatrixXd& X, Eigen::MatrixXd& mean,
+                          Eigen::MatrixXd& variance) const override {
+    mean.resize(X.rows(), 2);
+    variance.resize(X.rows(), 2);
+    mean.col(0) = 2.0 * X.col(0) - X.col(1) + Eigen::VectorXd::Ones(X.rows());
+    variance.col(0) = (1.0 - (X.col(0).array() - 0.8).square()).matrix();
+    mean.col(1) = X.col(1);
+    variance.col(1).setConstant(0.25);
+  }
+  std::vector<FormulatesSurrogate::Output> formulate_components(
+      Model& m, const PointVariables& p) const override {
+    std::vector<FormulatesSurrogate::Output> out(2);
+    out[0] = Formulating().formulate(m, p);
+    const int s1 = m.add_variable("s1", VarType::Continuous, 0.0, kInfinity);
+    m.add_quadratic_row({"sd1", {{s1, s1, 1.0}}, {}, RowSense::LessEqual, 0.25, true});
+    out[1].mean = {{p.x_vars[1], 1.0}};
+    out[1].stddev_var = s1;
+    return out;
+  }
+};
+
+TEST(acquisitions_generic, lcb_integrates_the_bound_over_a_posterior_mixture) {
+  Mixture model;
+  const double a = 0.5, b = 0.25;
+  const double mu0 = 2.0 * a - b + 1.0, sd0 = std::sqrt(1.0 - 0.09), mu1 = b, sd1 = 0.5;
+  Acq lcb("lcb", {{"kappa", 2.0}});
+  EXPECT_EQ(lcb.params.get_string("posterior_mixture"), "integrate");
+  lcb.bind(&model, {}, std::nullopt);
+  const double integrated = 0.5 * ((2.0 * sd0 - mu0) + (2.0 * sd1 - mu1));
+  EXPECT_NEAR(lcb.at(a, b), integrated, 1e-12);
+  // Block scoring agrees with the single point.
+  Eigen::MatrixXd X(2, 2);
+  X << a, b, 0.9, 0.1;
+  Eigen::VectorXd v;
+  lcb.acq->values(X, v);
+  EXPECT_NEAR(v[0], integrated, 1e-12);
+
+  Acq matched("lcb", {{"kappa", 2.0}, {"posterior_mixture", std::string("moment_matched")}});
+  matched.bind(&model, {}, std::nullopt);
+  Eigen::VectorXd mm, mv;
+  model.predict(X.topRows(1), mm, mv);
+  EXPECT_NEAR(matched.at(a, b), 2.0 * std::sqrt(mv[0]) - mm[0], 1e-12);
+  EXPECT_GT(std::abs(matched.at(a, b) - integrated), 1e-3) << "the two readings must differ here";
+
+  // The model: maximize the same average, with s_k driven to sd_k.
+  const auto* f = dynamic_cast<const FormulatesAcquisition*>(lcb.acq);
+  ASSERT_NE(f, nullptr);
+  Model m;
+  const PointVariables p = point_of(m);
+  f->formulate(m, p);
+  const ModelEvaluation e = m.evaluate({a, b, sd0, sd1});
+  EXPECT_NEAR(e.objective, integrated, 1e-12);
+  EXPECT_LE(e.max_violation(), 1e-12);
+}
+
+TEST(acquisitions_generic, lcb_integrates_black_box_constraint_mixtures_too) {
+  // Constraint c(x) as the same mixture: admitted iff the average of mean_s - 1.96 sd_s <= 0.
+  Mixture objective, constraint;
+  Acq lcb("lcb");
+  lcb.bind(&objective, {&constraint}, std::nullopt);
+  for (const auto& [a, b] : {std::pair{0.0, 0.9}, std::pair{0.9, 0.1}, std::pair{0.3, 0.95}}) {
+    const double mu0 = 2.0 * a - b + 1.0, sd0 = std::sqrt(1.0 - (a - 0.8) * (a - 0.8));
+    const double bound = 0.5 * ((mu0 - 1.96 * sd0) + (b - 1.96 * 0.5));
+    EXPECT_EQ(std::isfinite(lcb.at(a, b)), bound <= 0.0) << a << " " << b << ": " << bound;
+  }
+}
+
 TEST(acquisitions_generic, lcb_says_which_capability_is_missing) {
   Fake opaque(constant(0.0), constant(1.0));
   Formulating variance_only(Formulating::Uncertainty::VarianceOnly);

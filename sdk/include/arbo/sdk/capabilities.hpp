@@ -18,6 +18,8 @@
 /// |                              | ReportsGoodFraction     | acquisition/ctpe                 |
 /// |                              | FitsPartialObservations | kernel (knowledge augmentation)  |
 /// |                              | PosteriorSampler        | no stock component yet           |
+/// |                              | PosteriorMixture        | acquisition/lcb (integrated)     |
+/// |                              | FormulatesMixture       | acquisition/lcb; kernel          |
 /// |                              | RepresentsRegions       | kernel ([proposal] representative)|
 /// |                              | SavesState              | kernel (stored with proposals)   |
 /// | capabilities/acquisition.hpp | FormulatesAcquisition   | model-based inner solvers        |

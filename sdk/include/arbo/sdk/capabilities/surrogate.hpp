@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file
 /// @brief Optional capabilities of a surrogate: formulating itself into a model, decoding the
-/// model's solution, density models, partial observations, posterior samples, state that a
-/// study keeps between fits.
+/// model's solution, density models, partial observations, posterior samples, mixtures over
+/// hyperparameter samples, state that a study keeps between fits.
 #pragma once
 
 #include <cstddef>
@@ -145,6 +145,39 @@ class ARBO_SDK_API PosteriorSampler {
   /// (m x d), in the metric's units, drawn from `rng` only. Precondition: `fit` was called.
   virtual void sample(const Eigen::MatrixXd& X, std::size_t num_samples, std::mt19937_64& rng,
                       Eigen::MatrixXd& out) const = 0;
+};
+
+/// Surrogate whose posterior is an equal-weight mixture of S Gaussian processes, one per
+/// posterior sample of its hyperparameters (BARK: S = 16 forests with their noise levels,
+/// Boyne et al. Sec. 6.1), so that an acquisition can be averaged over the samples (Snoek et
+/// al. 2012, Eq. 7; BARK's integrated UCB) instead of computed from the moment-matched mixture
+/// that `Surrogate::predict` returns. `acquisition/lcb` integrates its bound this way.
+class ARBO_SDK_API PosteriorMixture {
+ public:
+  virtual ~PosteriorMixture();
+  /// S >= 1, fixed between two fits. Precondition: `fit` was called.
+  virtual std::size_t num_components() const = 0;
+  /// Latent mean and variance of every component at the rows of `X` (m x d encoded points):
+  /// `mean` and `variance` are resized to m x S, metric units, finite, variance >= 0. Same
+  /// rules as `Surrogate::predict` (const, no draws, no per-point allocation). Cost: S
+  /// predictions.
+  virtual void predict_components(const Eigen::MatrixXd& X, Eigen::MatrixXd& mean,
+                                  Eigen::MatrixXd& variance) const = 0;
+};
+
+/// A `PosteriorMixture` that writes all its components into one model, sharing what they
+/// share (BARK: the split binaries of the union of all samples' trees, Boyne et al. Sec. 6.1),
+/// for model-based inner solvers. A model-based pipeline accepts a surrogate with this
+/// capability or `FormulatesSurrogate`.
+class ARBO_SDK_API FormulatesMixture {
+ public:
+  virtual ~FormulatesMixture();
+  /// As `FormulatesSurrogate::formulate`, once for all components: one `Output` per component,
+  /// in the order of `predict_components`, each with the component's latent standard
+  /// deviation as `stddev_var`. Model size: the sum of the components' formulations less
+  /// what they share.
+  virtual std::vector<FormulatesSurrogate::Output> formulate_components(
+      Model& model, const PointVariables& point) const = 0;
 };
 
 /// Surrogate whose fit continues from its previous one (a Markov chain warm-started from its
