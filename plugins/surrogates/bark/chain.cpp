@@ -61,6 +61,10 @@ void Chain::set_trees(std::vector<Tree> trees, double noise) {
 }
 
 void Chain::set_data(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
+  // Renumber every tree's nodes in pre-order (Tree::to_json's order). Node ids decide which
+  // leaf a uniform draw picks, so a chain continued in memory and one restored from `state()`
+  // must number their nodes alike for the warm start to depend only on the state.
+  for (Tree& t : trees_) t = Tree::from_json(t.to_json(), domain_);
   n_ = X.rows();
   xt_ = X.transpose();
   y_ = y;
