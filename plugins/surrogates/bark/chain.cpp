@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "chain.hpp"
 
-#include <chrono>
+#include <ctime>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -30,6 +30,12 @@ bool goes_left(const Rule& rule, const double* x) {
 // softplus and its inverse, stable for large arguments.
 double softplus(double t) { return t > 30.0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t)); }
 double inverse_softplus(double s) { return s > 30.0 ? s + std::log(-std::expm1(-s)) : std::log(std::expm1(s)); }
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 4, 4>;
 using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 4, 1>;
@@ -91,6 +97,7 @@ void Chain::set_data(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
   tmp_.resize(4, n_);
   k_ws_.resize(n_, n_);
   k_inv_.resize(n_, n_);
+  linv_.resize(n_, n_);
   z_ws_.resize(n_);
   alpha_.resize(n_);
   llt_ = Eigen::LLT<Eigen::MatrixXd>(n_);
@@ -113,12 +120,29 @@ void Chain::factorize(double noise, bool keep) {
                                  noise));
   }
   if (!keep) return;
-  // K^-1 from the factorization (two triangular solves on the identity, in place).
-  k_inv_.setIdentity();
-  llt_.solveInPlace(k_inv_);
+  take_factorization();
+}
+
+void Chain::take_factorization() {
+  // K^-1 = L^-T L^-1. Column j of L^-1 is zero above j, so it is solved on the trailing block
+  // only (n^3/6 flops instead of a full triangular solve's n^3/2), and the product is formed
+  // as a symmetric rank update of the lower triangle, then mirrored.
+  const auto& l = llt_.matrixLLT();
+  linv_.setZero();
+  for (Eigen::Index j = 0; j < n_; ++j) {
+    linv_(j, j) = 1.0;
+    l.bottomRightCorner(n_ - j, n_ - j)
+        .triangularView<Eigen::Lower>()
+        .solveInPlace(linv_.col(j).tail(n_ - j));
+  }
+  k_inv_.setZero();
+  k_inv_.selfadjointView<Eigen::Lower>().rankUpdate(linv_.transpose());
+  for (Eigen::Index j = 1; j < n_; ++j) {
+    for (Eigen::Index i = 0; i < j; ++i) k_inv_(i, j) = k_inv_(j, i);
+  }
   alpha_ = y_;
   llt_.solveInPlace(alpha_);
-  log_det_ = 2.0 * llt_.matrixLLT().diagonal().array().log().sum();
+  log_det_ = 2.0 * l.diagonal().array().log().sum();
   quad_ = y_.dot(alpha_);
 }
 
@@ -199,32 +223,44 @@ bool Chain::evaluate_update(double& delta_ll) {
   }
   trivial_ = false;
 
-  // Group sums: gs(:, g) = sum_{i in g} K^-1(:, i), ag(g) = sum alpha_i, hg(g, h) = sum_{i in g}
-  // gs(i, h). O(n |affected|).
-  gs_.setZero();
-  ag_.setZero();
-  Eigen::Matrix<double, 4, 4> hg = Eigen::Matrix<double, 4, 4>::Zero();
+  // Only the non-empty groups get a column (grow and prune: 2, change: up to 4), so an
+  // accepted move updates K^-1 with rank 2 or up to 4.
+  std::array<int, 4> compact{-1, -1, -1, -1};
+  ng_ = 0;
   for (int g = 0; g < 4; ++g) {
+    if ((nonempty >> g) & 1U) compact[static_cast<std::size_t>(g)] = ng_++;
+  }
+  // Group sums: gs(:, k) = sum_{i in group k} K^-1(:, i), ag(k) = sum alpha_i,
+  // hg(k, l) = sum_{i in group k} gs(i, l). O(n |affected|).
+  ag_.setZero();
+  Small hg = Small::Zero(ng_, ng_);
+  for (int g = 0; g < 4; ++g) {
+    const int k = compact[static_cast<std::size_t>(g)];
+    if (k < 0) continue;
+    auto col = gs_.col(k);
+    col.setZero();
     for (int i : group_pts_[static_cast<std::size_t>(g)]) {
-      gs_.col(g) += k_inv_.col(i);
-      ag_[g] += alpha_[i];
+      col += k_inv_.col(i);
+      ag_[k] += alpha_[i];
     }
   }
   for (int g = 0; g < 4; ++g) {
-    for (int i : group_pts_[static_cast<std::size_t>(g)]) hg.row(g) += gs_.row(i);
+    const int k = compact[static_cast<std::size_t>(g)];
+    if (k < 0) continue;
+    for (int i : group_pts_[static_cast<std::size_t>(g)]) hg.row(k) += gs_.row(i).head(ng_);
   }
-  // E (r x 4): column masks over groups; D = diag(+-sigma0^2 / m).
-  Small e = Small::Zero(r, 4);
+  // E (r x ng): column masks over groups; D = diag(+-sigma0^2 / m).
+  Small e = Small::Zero(r, ng_);
   SmallVec d(r);
   const double scale = config_.signal_variance / config_.num_trees;
   for (int c = 0; c < r; ++c) {
     for (int g = 0; g < 4; ++g) {
-      if ((cols[static_cast<std::size_t>(c)] >> g) & 1U) e(c, g) = 1.0;
+      if ((cols[static_cast<std::size_t>(c)] >> g) & 1U) e(c, compact[static_cast<std::size_t>(g)]) = 1.0;
     }
     d[c] = sign[static_cast<std::size_t>(c)] * scale;
   }
   const Small m = e * hg * e.transpose();  // U' K^-1 U
-  const SmallVec v = e * ag_;              // U' alpha
+  const SmallVec v = e * ag_.head(ng_);    // U' alpha
   // (K + U D U')^-1 = K^-1 - K^-1 U (I + D M)^-1 D U' K^-1 and
   // log|K + U D U'| = log|K| + log|I + D M|: valid when U's columns are dependent (a grow's
   // old leaf is the sum of its new leaves).
@@ -237,7 +273,7 @@ bool Chain::evaluate_update(double& delta_ll) {
   c = 0.5 * (c + c.transpose()).eval();
   const double delta_quad = -v.dot(c * v);  // y'K*^-1 y - y'K^-1 y
   pending_log_det_ = std::log(det);
-  core_ = e.transpose() * c * e;
+  core_.topLeftCorner(ng_, ng_) = e.transpose() * c * e;
   delta_ll = -0.5 * delta_quad - 0.5 * pending_log_det_;
   return std::isfinite(delta_ll);
 }
@@ -318,9 +354,11 @@ void Chain::apply(const Proposal& p) {
   Tree& tree = trees_[static_cast<std::size_t>(p.tree)];
   std::vector<int>& leaf = leaf_of_[static_cast<std::size_t>(p.tree)];
   if (!trivial_) {
-    tmp_.noalias() = core_ * gs_.transpose();
-    k_inv_.noalias() -= gs_ * tmp_;
-    alpha_.noalias() -= gs_ * (core_ * ag_);
+    const auto g = gs_.leftCols(ng_);
+    const auto core = core_.topLeftCorner(ng_, ng_);
+    tmp_.topRows(ng_).noalias() = core * g.transpose();
+    k_inv_.noalias() -= g * tmp_.topRows(ng_);
+    alpha_.noalias() -= g * (core * ag_.head(ng_));
     log_det_ += pending_log_det_;
     quad_ = y_.dot(alpha_);
   }
@@ -403,14 +441,7 @@ bool Chain::noise_step(Rng& rng) {
   if (accept) {
     noise_ = s_new;
     ++stats_.noise_accepted;
-    if (factorized) {
-      k_inv_.setIdentity();
-      llt_.solveInPlace(k_inv_);
-      alpha_ = y_;
-      llt_.solveInPlace(alpha_);
-      log_det_ = 2.0 * llt_.matrixLLT().diagonal().array().log().sum();
-      quad_ = y_.dot(alpha_);
-    }
+    if (factorized) take_factorization();
   } else if (config_.use_likelihood && config_.refresh_at_noise_step) {
     refresh();
   }
@@ -418,14 +449,14 @@ bool Chain::noise_step(Rng& rng) {
 }
 
 void Chain::sweep(Rng& rng) {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
+  // Thread CPU time, so that the split is meaningful on a loaded machine.
+  const double t0 = thread_cpu_seconds();
   for (int t = 0; t < config_.num_trees; ++t) tree_step(t, rng);
-  const auto t1 = Clock::now();
+  const double t1 = thread_cpu_seconds();
   noise_step(rng);
-  const auto t2 = Clock::now();
-  stats_.tree_seconds += std::chrono::duration<double>(t1 - t0).count();
-  stats_.noise_seconds += std::chrono::duration<double>(t2 - t1).count();
+  const double t2 = thread_cpu_seconds();
+  stats_.tree_seconds += t1 - t0;
+  stats_.noise_seconds += t2 - t1;
 }
 
 std::string Chain::state() const {

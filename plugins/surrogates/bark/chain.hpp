@@ -50,8 +50,8 @@ struct ChainStats {
   std::array<std::int64_t, 3> invalid{};   ///< rejected before the likelihood (no node, unsplittable)
   std::int64_t noise_proposed = 0;
   std::int64_t noise_accepted = 0;
-  double tree_seconds = 0.0;   ///< wall time in tree moves
-  double noise_seconds = 0.0;  ///< wall time in noise moves (with the refresh)
+  double tree_seconds = 0.0;   ///< thread CPU time in tree moves
+  double noise_seconds = 0.0;  ///< thread CPU time in noise moves (with the refresh)
 };
 
 /// A proposed tree move, evaluated but not applied (`Chain::propose`).
@@ -135,6 +135,8 @@ class Chain {
   bool evaluate_update(double& delta_ll);
   double log_grow_prior_ratio(int depth) const;
   void factorize(double noise, bool keep);
+  // K^-1, alpha, log|K|, y'K^-1 y from llt_.
+  void take_factorization();
 
   Domain domain_;
   ChainConfig config_;
@@ -160,7 +162,8 @@ class Chain {
   std::vector<int> pts_;                        // affected points
   std::vector<std::uint8_t> old_lab_, new_lab_;  // their side before / after (0 left, 1 right)
   std::array<std::vector<int>, 4> group_pts_;   // group g = 2 old + new
-  Eigen::Matrix<double, Eigen::Dynamic, 4> gs_;  // n x 4: K^-1 summed over each group
+  Eigen::Matrix<double, Eigen::Dynamic, 4> gs_;  // n x 4: K^-1 summed over each non-empty group
+  int ng_ = 0;                                  // number of non-empty groups
   Eigen::Matrix<double, 4, 4> core_;            // K^-1 -= gs core gs'
   Eigen::Matrix<double, 4, 1> ag_;              // alpha summed over each group
   Eigen::Matrix<double, 4, Eigen::Dynamic> tmp_;  // 4 x n
@@ -168,6 +171,7 @@ class Chain {
   double pending_log_det_ = 0.0;                // log|I + D M| of the latest proposal
   Eigen::MatrixXd k_ws_;                        // n x n: K for the noise move
   Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::MatrixXd linv_;                        // n x n: L^-1
   Eigen::VectorXd z_ws_;
 };
 
