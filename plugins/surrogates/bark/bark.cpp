@@ -101,7 +101,8 @@ bark::BarkConfig make_config(const sdk::ParamSet& p) {
   } else {
     double b = 0.0;
     const auto [ptr, ec] = std::from_chars(scale.data(), scale.data() + scale.size(), b);
-    if (ec != std::errc{} || ptr != scale.data() + scale.size() || !(b > 0.0) || !std::isfinite(b)) {
+    if (ec != std::errc{} || ptr != scale.data() + scale.size() || !(b > 0.0) ||
+        !std::isfinite(b)) {
       throw sdk::ParamError("noise_prior_scale",
                             fmt::format("surrogate/bark: noise_prior_scale must be 'calibrated' "
                                         "or a positive number, not '{}'",
@@ -133,8 +134,7 @@ bark::BarkConfig make_config(const sdk::ParamSet& p) {
 }  // namespace
 
 Bark::Bark(const sdk::CreateArgs& args)
-    : ctx_(args.context),
-      model_(bark::Domain::from_space(args.space), make_config(args.params)) {}
+    : ctx_(args.context), model_(bark::Domain::from_space(args.space), make_config(args.params)) {}
 
 void Bark::fit(const sdk::Dataset& data, const sdk::Metric& metric) {
   if (data.size() == 0) throw sdk::Error("surrogate/bark: fit needs at least one observation");
@@ -144,8 +144,8 @@ void Bark::fit(const sdk::Dataset& data, const sdk::Metric& metric) {
       "bark: {} samples, {:.3f} s (tree moves {:.3f} s, noise moves {:.3f} s summed over "
       "chains); accepted grow {}/{}, prune {}/{}, change {}/{}, noise {}/{}",
       model_.samples().size(), s.wall_seconds, s.tree_seconds, s.noise_seconds, s.accepted[0],
-      s.proposed[0], s.accepted[1], s.proposed[1], s.accepted[2], s.proposed[2],
-      s.noise_accepted, s.noise_proposed);
+      s.proposed[0], s.accepted[1], s.proposed[1], s.accepted[2], s.proposed[2], s.noise_accepted,
+      s.noise_proposed);
 }
 
 void Bark::predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,

@@ -31,9 +31,7 @@ class Bark final : public sdk::Surrogate, public sdk::PosteriorSampler {
   const bark::BarkModel& model() const noexcept { return model_; }
   /// The warm-start state of every chain, and its restoration (for the study store).
   std::vector<std::string> chain_states() const { return model_.chain_states(); }
-  void set_chain_states(const std::vector<std::string>& states) {
-    model_.set_chain_states(states);
-  }
+  void set_chain_states(const std::vector<std::string>& states) { model_.set_chain_states(states); }
 
  private:
   sdk::Context& ctx_;

@@ -7,11 +7,11 @@
 #include <exception>
 #include <thread>
 
+#include <fmt/format.h>
 #include <Eigen/Cholesky>
 #include <boost/random/gamma_distribution.hpp>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
-#include <fmt/format.h>
 
 #include <arbo/sdk/error.hpp>
 
@@ -71,7 +71,8 @@ void BarkModel::finish_sample(Sample& s) const {
   s.beta = Eigen::VectorXd::Zero(ncols);
   for (std::size_t t = 0; t < m; ++t) {
     for (Eigen::Index i = 0; i < n; ++i) {
-      const int c = s.leaf_column[t][static_cast<std::size_t>(s.leaf_of[t][static_cast<std::size_t>(i)])];
+      const int c =
+          s.leaf_column[t][static_cast<std::size_t>(s.leaf_of[t][static_cast<std::size_t>(i)])];
       kphi_t.row(c) += s.k_inverse.col(i).transpose();
       s.beta[c] += s.alpha[i];
     }
@@ -79,7 +80,8 @@ void BarkModel::finish_sample(Sample& s) const {
   s.b = Eigen::MatrixXd::Zero(ncols, ncols);
   for (std::size_t t = 0; t < m; ++t) {
     for (Eigen::Index i = 0; i < n; ++i) {
-      const int c = s.leaf_column[t][static_cast<std::size_t>(s.leaf_of[t][static_cast<std::size_t>(i)])];
+      const int c =
+          s.leaf_column[t][static_cast<std::size_t>(s.leaf_of[t][static_cast<std::size_t>(i)])];
       s.b.col(c) += kphi_t.col(i);
     }
   }

@@ -21,13 +21,13 @@ namespace arbo::plugins::bark {
 
 /// One posterior sample s: a forest, its noise, and its GP on the standardized targets.
 struct Sample {
-  std::vector<Tree> trees;               ///< m trees (node arrays; leaf ids are node ids)
-  double noise = 0.0;                    ///< sigma_y^2, standardized units
-  Eigen::MatrixXd k_inverse;             ///< K_s^-1 (n x n), K_s = K_f + (noise + jitter) I
-  Eigen::VectorXd alpha;                 ///< K_s^-1 y_std
+  std::vector<Tree> trees;                ///< m trees (node arrays; leaf ids are node ids)
+  double noise = 0.0;                     ///< sigma_y^2, standardized units
+  Eigen::MatrixXd k_inverse;              ///< K_s^-1 (n x n), K_s = K_f + (noise + jitter) I
+  Eigen::VectorXd alpha;                  ///< K_s^-1 y_std
   std::vector<std::vector<int>> leaf_of;  ///< leaf_of[t][i]: leaf of training point i in tree t
-  int chain = 0;                         ///< the chain it comes from
-  int sweep = 0;                         ///< the sweep after which it was taken (1-based)
+  int chain = 0;                          ///< the chain it comes from
+  int sweep = 0;                          ///< the sweep after which it was taken (1-based)
 
   // Prediction caches: every leaf of every tree is a column c (tree order, then node order);
   // b = Phi' K^-1 Phi (columns x columns) and beta = Phi' alpha, Phi the n x columns leaf
@@ -42,10 +42,10 @@ struct Sample {
 struct BarkConfig {
   ChainConfig chain;
   int chains = 4;
-  int burn_in = 1000;   ///< sweeps before the first sample, first fit only
-  int sweeps = 400;     ///< sweeps per chain per fit
-  int thinning = 100;   ///< a sample after every `thinning`-th sweep
-  int threads = 4;      ///< worker threads (results do not depend on it)
+  int burn_in = 1000;       ///< sweeps before the first sample, first fit only
+  int sweeps = 400;         ///< sweeps per chain per fit
+  int thinning = 100;       ///< a sample after every `thinning`-th sweep
+  int threads = 4;          ///< worker threads (results do not depend on it)
   bool prior_only = false;  ///< BARKPrior: forests from the prior, no MCMC
   int prior_samples = 16;
   double prior_noise_shape = 2.5;  ///< BARKPrior noise ~ Gamma(shape, rate) (reference code)

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "chain.hpp"
 
-#include <ctime>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <numbers>
 
+#include <fmt/format.h>
 #include <Eigen/LU>
 #include <boost/math/special_functions/gamma.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <arbo/sdk/error.hpp>
@@ -28,8 +28,12 @@ bool goes_left(const Rule& rule, const double* x) {
 }
 
 // softplus and its inverse, stable for large arguments.
-double softplus(double t) { return t > 30.0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t)); }
-double inverse_softplus(double s) { return s > 30.0 ? s + std::log(-std::expm1(-s)) : std::log(std::expm1(s)); }
+double softplus(double t) {
+  return t > 30.0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t));
+}
+double inverse_softplus(double s) {
+  return s > 30.0 ? s + std::log(-std::expm1(-s)) : std::log(std::expm1(s));
+}
 
 double thread_cpu_seconds() {
   timespec ts{};
@@ -115,9 +119,10 @@ void Chain::factorize(double noise, bool keep) {
   k_ws_.diagonal().array() += noise + config_.jitter;
   llt_.compute(k_ws_);
   if (llt_.info() != Eigen::Success) {
-    throw sdk::Error(fmt::format("surrogate/bark: the Gram matrix is not positive definite "
-                                 "(noise variance {:.3g})",
-                                 noise));
+    throw sdk::Error(
+        fmt::format("surrogate/bark: the Gram matrix is not positive definite "
+                    "(noise variance {:.3g})",
+                    noise));
   }
   if (!keep) return;
   take_factorization();
@@ -255,7 +260,8 @@ bool Chain::evaluate_update(double& delta_ll) {
   const double scale = config_.signal_variance / config_.num_trees;
   for (int c = 0; c < r; ++c) {
     for (int g = 0; g < 4; ++g) {
-      if ((cols[static_cast<std::size_t>(c)] >> g) & 1U) e(c, compact[static_cast<std::size_t>(g)]) = 1.0;
+      if ((cols[static_cast<std::size_t>(c)] >> g) & 1U)
+        e(c, compact[static_cast<std::size_t>(g)]) = 1.0;
     }
     d[c] = sign[static_cast<std::size_t>(c)] * scale;
   }
@@ -269,7 +275,7 @@ bool Chain::evaluate_update(double& delta_ll) {
   const double det = lu.determinant();
   if (!(det > 0.0) || !std::isfinite(det)) return false;
   Small dd = d.asDiagonal();
-  Small c = lu.solve(dd);                   // (I + D M)^-1 D = (D^-1 + M)^-1, symmetric
+  Small c = lu.solve(dd);  // (I + D M)^-1 D = (D^-1 + M)^-1, symmetric
   c = 0.5 * (c + c.transpose()).eval();
   const double delta_quad = -v.dot(c * v);  // y'K*^-1 y - y'K^-1 y
   pending_log_det_ = std::log(det);
@@ -379,14 +385,23 @@ void Chain::apply(const Proposal& p) {
   for (std::size_t a = 0; a < k; ++a) {
     leaf[static_cast<std::size_t>(pts_[a])] = new_lab_[a] == 0 ? left : right;
   }
-  // Agreement counts change only between two affected points.
+  // Agreement counts change only between two affected points, by the same amount for every
+  // pair of points from groups g and h (g = 2 old side + new side): [same side after] -
+  // [same side before], which is 0 within a group.
+  for (auto& grp : group_pts_) grp.clear();
   for (std::size_t a = 0; a < k; ++a) {
-    for (std::size_t b = a + 1; b < k; ++b) {
-      const int delta = static_cast<int>(new_lab_[a] == new_lab_[b]) -
-                        static_cast<int>(old_lab_[a] == old_lab_[b]);
-      if (delta != 0) {
-        counts_(pts_[a], pts_[b]) += delta;
-        counts_(pts_[b], pts_[a]) += delta;
+    group_pts_[static_cast<std::size_t>(2 * old_lab_[a] + new_lab_[a])].push_back(pts_[a]);
+  }
+  for (int g = 0; g < 4; ++g) {
+    for (int h = g + 1; h < 4; ++h) {
+      const int delta =
+          static_cast<int>((g & 1) == (h & 1)) - static_cast<int>((g >> 1) == (h >> 1));
+      if (delta == 0) continue;
+      for (int i : group_pts_[static_cast<std::size_t>(g)]) {
+        for (int j : group_pts_[static_cast<std::size_t>(h)]) {
+          counts_(i, j) += delta;
+          counts_(j, i) += delta;
+        }
       }
     }
   }
@@ -473,7 +488,8 @@ void Chain::set_state(const std::string& text) {
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw sdk::InvalidArgument(fmt::format("surrogate/bark: chain state is not JSON: {}", e.what()));
+    throw sdk::InvalidArgument(
+        fmt::format("surrogate/bark: chain state is not JSON: {}", e.what()));
   }
   if (!j.is_object() || !j.contains("noise") || !j.contains("trees") || !j["noise"].is_number() ||
       !j["trees"].is_array()) {

@@ -18,8 +18,8 @@ namespace arbo::plugins::bark {
 
 /// Settings of a chain (the paper's defaults; App. D.1 and the reference code).
 struct ChainConfig {
-  int num_trees = 50;        ///< m
-  double alpha = 0.95;       ///< depth prior: P(split at depth d) = alpha (1 + d)^-beta
+  int num_trees = 50;   ///< m
+  double alpha = 0.95;  ///< depth prior: P(split at depth d) = alpha (1 + d)^-beta
   double beta = 2.0;
   double signal_variance = 1.0;  ///< sigma0^2 (fixed; y is standardized)
   double jitter = 1e-6;          ///< added to the diagonal of K
@@ -47,7 +47,8 @@ enum class MoveKind : std::uint8_t { Grow = 0, Prune = 1, Change = 2 };
 struct ChainStats {
   std::array<std::int64_t, 3> proposed{};  ///< per MoveKind
   std::array<std::int64_t, 3> accepted{};
-  std::array<std::int64_t, 3> invalid{};   ///< rejected before the likelihood (no node, unsplittable)
+  std::array<std::int64_t, 3>
+      invalid{};  ///< rejected before the likelihood (no node, unsplittable)
   std::int64_t noise_proposed = 0;
   std::int64_t noise_accepted = 0;
   double tree_seconds = 0.0;   ///< thread CPU time in tree moves
@@ -58,11 +59,11 @@ struct ChainStats {
 struct Proposal {
   MoveKind kind = MoveKind::Grow;
   int tree = 0;
-  int node = -1;     ///< grow: the leaf; prune and change: the singly-internal node
-  Rule rule;         ///< grow and change
-  bool valid = false;       ///< false: rejected without a likelihood (log_ratio = -inf)
-  double delta_ll = 0.0;    ///< log p(y | proposed) - log p(y | current)
-  double log_ratio = 0.0;   ///< log of the MH acceptance ratio
+  int node = -1;           ///< grow: the leaf; prune and change: the singly-internal node
+  Rule rule;               ///< grow and change
+  bool valid = false;      ///< false: rejected without a likelihood (log_ratio = -inf)
+  double delta_ll = 0.0;   ///< log p(y | proposed) - log p(y | current)
+  double log_ratio = 0.0;  ///< log of the MH acceptance ratio
 };
 
 /// An MCMC chain over (T_1..T_m, sigma_y^2) for standardized data.
@@ -158,20 +159,20 @@ class Chain {
   double quad_ = 0.0;
 
   // Workspaces (sized in set_data; no allocation per proposal).
-  std::vector<int> nodes_ws_;                   // leaves or singly-internal nodes
-  std::vector<int> pts_;                        // affected points
-  std::vector<std::uint8_t> old_lab_, new_lab_;  // their side before / after (0 left, 1 right)
-  std::array<std::vector<int>, 4> group_pts_;   // group g = 2 old + new
-  Eigen::Matrix<double, Eigen::Dynamic, 4> gs_;  // n x 4: K^-1 summed over each non-empty group
-  int ng_ = 0;                                  // number of non-empty groups
-  Eigen::Matrix<double, 4, 4> core_;            // K^-1 -= gs core gs'
-  Eigen::Matrix<double, 4, 1> ag_;              // alpha summed over each group
+  std::vector<int> nodes_ws_;                     // leaves or singly-internal nodes
+  std::vector<int> pts_;                          // affected points
+  std::vector<std::uint8_t> old_lab_, new_lab_;   // their side before / after (0 left, 1 right)
+  std::array<std::vector<int>, 4> group_pts_;     // group g = 2 old + new
+  Eigen::Matrix<double, Eigen::Dynamic, 4> gs_;   // n x 4: K^-1 summed over each non-empty group
+  int ng_ = 0;                                    // number of non-empty groups
+  Eigen::Matrix<double, 4, 4> core_;              // K^-1 -= gs core gs'
+  Eigen::Matrix<double, 4, 1> ag_;                // alpha summed over each group
   Eigen::Matrix<double, 4, Eigen::Dynamic> tmp_;  // 4 x n
-  bool trivial_ = false;                        // the move leaves K unchanged
-  double pending_log_det_ = 0.0;                // log|I + D M| of the latest proposal
-  Eigen::MatrixXd k_ws_;                        // n x n: K for the noise move
+  bool trivial_ = false;                          // the move leaves K unchanged
+  double pending_log_det_ = 0.0;                  // log|I + D M| of the latest proposal
+  Eigen::MatrixXd k_ws_;                          // n x n: K for the noise move
   Eigen::LLT<Eigen::MatrixXd> llt_;
-  Eigen::MatrixXd linv_;                        // n x n: L^-1
+  Eigen::MatrixXd linv_;  // n x n: L^-1
   Eigen::VectorXd z_ws_;
 };
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <arbo/sdk/error.hpp>
@@ -184,8 +184,8 @@ void read_preorder(const nlohmann::json& j, std::size_t& pos, Tree& t, int id,
   Rule rule;
   rule.feature = e[0].get<std::int32_t>();
   if (rule.feature < 0 || static_cast<std::size_t>(rule.feature) >= domain.dim()) {
-    malformed(fmt::format("feature {} outside the space of dimension {}", rule.feature,
-                          domain.dim()));
+    malformed(
+        fmt::format("feature {} outside the space of dimension {}", rule.feature, domain.dim()));
   }
   const FeatureDomain& f = domain.features[static_cast<std::size_t>(rule.feature)];
   if (f.kind == FeatureKind::Categorical) {
@@ -195,8 +195,7 @@ void read_preorder(const nlohmann::json& j, std::size_t& pos, Tree& t, int id,
   } else {
     if (!e[1].is_number()) malformed("a numeric node has no value");
     rule.value = e[1].get<double>();
-    rule.threshold =
-        f.kind == FeatureKind::Integer ? integer_threshold(f, rule.value) : rule.value;
+    rule.threshold = f.kind == FeatureKind::Integer ? integer_threshold(f, rule.value) : rule.value;
   }
   int right = -1;
   const int left = t.grow(id, rule, right);
@@ -240,8 +239,8 @@ Subspace subspace_of(const Tree& tree, int id, int feature, const Domain& domain
   s.lower = f.lower;
   s.upper = f.upper;
   if (f.kind == FeatureKind::Categorical) {
-    s.available = f.num_categories >= 64 ? ~std::uint64_t{0}
-                                         : (std::uint64_t{1} << f.num_categories) - 1U;
+    s.available =
+        f.num_categories >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << f.num_categories) - 1U;
   }
   int child = id;
   int parent = tree.node(id).parent;
@@ -264,9 +263,7 @@ Subspace subspace_of(const Tree& tree, int id, int feature, const Domain& domain
             s.lower = std::max(s.lower, a.value + 1.0);
           }
           break;
-        case FeatureKind::Categorical:
-          s.available &= left ? a.categories : ~a.categories;
-          break;
+        case FeatureKind::Categorical: s.available &= left ? a.categories : ~a.categories; break;
       }
     }
     child = parent;

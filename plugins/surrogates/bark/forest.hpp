@@ -29,10 +29,10 @@ enum class FeatureKind : std::uint8_t {
 /// The split rule's view of one coordinate.
 struct FeatureDomain {
   FeatureKind kind = FeatureKind::Continuous;
-  double lower = 0.0;       ///< Continuous: encoded bound; Integer: user-unit integer bound
-  double upper = 1.0;       ///< likewise
-  bool log_scale = false;   ///< Integer only: the encoded coordinate is ln(value)
-  int num_categories = 0;   ///< Categorical only (at most 64)
+  double lower = 0.0;      ///< Continuous: encoded bound; Integer: user-unit integer bound
+  double upper = 1.0;      ///< likewise
+  bool log_scale = false;  ///< Integer only: the encoded coordinate is ln(value)
+  int num_categories = 0;  ///< Categorical only (at most 64)
 };
 
 /// Every coordinate of the encoded space, in order.
@@ -118,9 +118,9 @@ class Tree {
 struct Rng {
   explicit Rng(std::uint64_t seed) : engine(seed) {}
   std::mt19937_64 engine;
-  double uniform();                 ///< U[0, 1)
-  double normal();                  ///< N(0, 1)
-  int uniform_int(int n);           ///< uniform in {0, ..., n - 1}; n >= 1
+  double uniform();        ///< U[0, 1)
+  double normal();         ///< N(0, 1)
+  int uniform_int(int n);  ///< uniform in {0, ..., n - 1}; n >= 1
   std::int64_t uniform_int64(std::int64_t lo, std::int64_t hi);  ///< in {lo, ..., hi}
   std::uint64_t bits() { return engine(); }
 };

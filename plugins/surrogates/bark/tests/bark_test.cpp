@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/Cholesky>
 #include <gtest/gtest.h>
+#include <Eigen/Cholesky>
 #include <nlohmann/json.hpp>
 
 #include <arbo/sdk/capabilities/surrogate.hpp>
@@ -63,7 +63,8 @@ Eigen::VectorXd objective(const Eigen::MatrixXd& X) {
   Eigen::VectorXd y(X.rows());
   for (Eigen::Index i = 0; i < X.rows(); ++i) {
     double v = 0.0;
-    for (Eigen::Index j = 0; j < X.cols(); ++j) v += std::sin(3.0 * X(i, j) + 0.5 * static_cast<double>(j));
+    for (Eigen::Index j = 0; j < X.cols(); ++j)
+      v += std::sin(3.0 * X(i, j) + 0.5 * static_cast<double>(j));
     y[i] = v + (X(i, 0) > 0.5 ? 1.0 : 0.0);
   }
   return y;
@@ -92,7 +93,8 @@ double dense_log_likelihood(const Eigen::MatrixXd& k, const Eigen::VectorXd& y) 
   const Eigen::LLT<Eigen::MatrixXd> llt(k);
   const Eigen::VectorXd a = llt.solve(y);
   const double log_det = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-  return -0.5 * y.dot(a) - 0.5 * log_det - 0.5 * static_cast<double>(y.size()) * std::log(2.0 * M_PI);
+  return -0.5 * y.dot(a) - 0.5 * log_det -
+         0.5 * static_cast<double>(y.size()) * std::log(2.0 * M_PI);
 }
 
 Eigen::VectorXd standardize(const Eigen::VectorXd& y) {
@@ -164,8 +166,8 @@ TEST(bark_split_rule, unsplittable_draws_are_rejected) {
 }
 
 TEST(bark_split_rule, categorical_subsets_are_uniform_and_non_trivial) {
-  const Domain domain = Domain::from_space(
-      sdk::Space({sdk::Parameter::categorical("c", {"a", "b", "c", "d"})}));
+  const Domain domain =
+      Domain::from_space(sdk::Space({sdk::Parameter::categorical("c", {"a", "b", "c", "d"})}));
   Tree t;
   Rng rng(11);
   std::map<std::uint64_t, int> counts;
@@ -309,8 +311,8 @@ TEST(bark_chain, woodbury_updates_stay_within_1e_8_over_1000_accepted_moves) {
   EXPECT_LT(rel_inv, 1e-8);
   EXPECT_LT(rel_det, 1e-8);
   EXPECT_LT(rel_alpha, 1e-8);
-  std::printf("after %d accepted moves: rel. error K^-1 %.2e, log|K| %.2e, alpha %.2e\n",
-              accepted, rel_inv, rel_det, rel_alpha);
+  std::printf("after %d accepted moves: rel. error K^-1 %.2e, log|K| %.2e, alpha %.2e\n", accepted,
+              rel_inv, rel_det, rel_alpha);
 }
 
 // --- The likelihood-free chain reproduces the prior ----------------------------------------
@@ -381,7 +383,8 @@ TEST(bark_chain, without_likelihood_samples_the_tree_and_noise_priors) {
   const auto bs = noise_below_1.size() / nb;
   std::vector<double> batch(nb, 0.0);
   for (int b = 0; b < nb; ++b) {
-    for (std::size_t k = 0; k < bs; ++k) batch[static_cast<std::size_t>(b)] += noise_below_1[b * bs + k];
+    for (std::size_t k = 0; k < bs; ++k)
+      batch[static_cast<std::size_t>(b)] += noise_below_1[b * bs + k];
   }
   const auto [pn, pn_se] = mean_and_se(batch, static_cast<double>(bs));
   std::printf("P(sigma^2 < 1) %.4f +- %.4f (target 0.9)\n", pn, pn_se);
@@ -614,17 +617,20 @@ TEST(bark_plugin, offers_posterior_samples_and_rejects_bad_parameters) {
   ASSERT_NE(info, nullptr);
   const sdk::Space space = real_space(2);
   sdk::testing::TestContext ctx(1);
-  const sdk::ParamSet ok = sdk::validate_params(
-      info->params(), {{"burn_in", std::int64_t{10}}, {"sweeps", std::int64_t{10}},
-                       {"thinning", std::int64_t{5}}, {"noise_prior_scale", std::string("0.2")}},
-      "surrogate/bark");
+  const sdk::ParamSet ok = sdk::validate_params(info->params(),
+                                                {{"burn_in", std::int64_t{10}},
+                                                 {"sweeps", std::int64_t{10}},
+                                                 {"thinning", std::int64_t{5}},
+                                                 {"noise_prior_scale", std::string("0.2")}},
+                                                "surrogate/bark");
   std::unique_ptr<sdk::Component> object(info->create(sdk::CreateArgs{ctx, ok, space}));
   EXPECT_NE(dynamic_cast<sdk::PosteriorSampler*>(object.get()), nullptr);
-  for (const auto& [key, value] :
-       std::vector<std::pair<std::string, sdk::ParamValue>>{
-           {"noise_prior_scale", std::string("big")}, {"noise_prior_scale", std::string("-1")},
+  for (const auto& [key, value] : std::vector<std::pair<std::string, sdk::ParamValue>>{
+           {"noise_prior_scale", std::string("big")},
+           {"noise_prior_scale", std::string("-1")},
            {"thinning", std::int64_t{500}}}) {
-    const sdk::ParamSet bad = sdk::validate_params(info->params(), {{key, value}}, "surrogate/bark");
+    const sdk::ParamSet bad =
+        sdk::validate_params(info->params(), {{key, value}}, "surrogate/bark");
     EXPECT_THROW(info->create(sdk::CreateArgs{ctx, bad, space}), sdk::ParamError) << key;
   }
 }
