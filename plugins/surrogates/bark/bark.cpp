@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <arbo/sdk/error.hpp>
 
@@ -83,7 +84,13 @@ const sdk::ParamSpecList& Bark::params() {
                               "sigma_y^2) instead of the latent function's, which the paper's "
                               "integrated UCB uses.",
                               false)};
-  return specs;
+  static const sdk::ParamSpecList all = [] {
+    sdk::ParamSpecList out = specs;
+    const sdk::ParamSpecList& decode = tree_gp::decode_param_specs();
+    out.insert(out.end(), decode.begin(), decode.end());
+    return out;
+  }();
+  return all;
 }
 
 namespace {
@@ -134,11 +141,18 @@ bark::BarkConfig make_config(const sdk::ParamSet& p) {
 }  // namespace
 
 Bark::Bark(const sdk::CreateArgs& args)
-    : ctx_(args.context), model_(bark::Domain::from_space(args.space), make_config(args.params)) {}
+    : ctx_(args.context),
+      space_(args.space),
+      model_(bark::Domain::from_space(args.space), make_config(args.params)),
+      decode_(tree_gp::read_decode_settings(args.params)) {}
 
 void Bark::fit(const sdk::Dataset& data, const sdk::Metric& metric) {
   if (data.size() == 0) throw sdk::Error("surrogate/bark: fit needs at least one observation");
-  model_.fit(data.X, data.target(metric), ctx_.rng());
+  X_ = data.X;
+  y_ = data.target(metric);
+  converted_ = false;
+  last_model_ = nullptr;
+  model_.fit(X_, y_, ctx_.rng());
   const bark::FitStats& s = model_.stats();
   ctx_.debug(
       "bark: {} samples, {:.3f} s (tree moves {:.3f} s, noise moves {:.3f} s summed over "
@@ -156,6 +170,127 @@ void Bark::predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
 void Bark::sample(const Eigen::MatrixXd& X, std::size_t num_samples, std::mt19937_64& rng,
                   Eigen::MatrixXd& out) const {
   model_.sample(X, num_samples, rng, out);
+}
+
+std::size_t Bark::num_components() const { return model_.samples().size(); }
+
+void Bark::predict_components(const Eigen::MatrixXd& X, Eigen::MatrixXd& mean,
+                              Eigen::MatrixXd& variance) const {
+  if (!model_.fitted()) throw sdk::Error("predict_components before fit");
+  model_.predict_samples(X, comp_mean_, comp_var_);
+  mean = comp_mean_.transpose();
+  variance = comp_var_.transpose();
+}
+
+namespace {
+
+// A BARK tree as a tree_gp tree (nodes renumbered in pre-order, free slots dropped). Both route
+// numeric coordinates left iff float32(x) < float32(threshold); a categorical BARK node sends
+// its subset left, a tree_gp node its `right_categories` right, so the latter is the
+// complement of the subset among the coordinate's categories.
+tree_gp::Tree to_tree_gp(const bark::Tree& tree, const bark::Domain& domain) {
+  tree_gp::Tree out;
+  std::vector<std::pair<int, int>> stack{{0, -1}};  // (BARK node, parent's slot to fill)
+  std::vector<int> ids;
+  while (!stack.empty()) {
+    const auto [id, at] = stack.back();
+    stack.pop_back();
+    const bark::Node& n = tree.node(id);
+    const int me = static_cast<int>(out.nodes.size());
+    out.nodes.emplace_back();
+    if (at >= 0) {
+      tree_gp::TreeNode& parent = out.nodes[static_cast<std::size_t>(at / 2)];
+      (at % 2 == 0 ? parent.left : parent.right) = me;
+    }
+    if (n.is_leaf()) continue;
+    tree_gp::TreeNode& t = out.nodes.back();
+    t.feature = n.feature;
+    const bark::FeatureDomain& f = domain.features[static_cast<std::size_t>(n.feature)];
+    if (f.kind == bark::FeatureKind::Categorical) {
+      t.categorical = true;
+      for (int c = 0; c < f.num_categories; ++c) {
+        if (((n.categories >> c) & 1U) == 0) t.right_categories.push_back(c);
+      }
+    } else {
+      t.threshold = n.threshold;
+    }
+    stack.push_back({n.right, 2 * me + 1});
+    stack.push_back({n.left, 2 * me});
+  }
+  tree_gp::fill_paths(out);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<tree_gp::TreeKernelGp>& Bark::sample_gps() const {
+  if (!model_.fitted()) throw sdk::Error("formulate before fit");
+  if (converted_) return gps_;
+  const auto& samples = model_.samples();
+  const Eigen::VectorXd y_std = (y_.array() - model_.y_mean()) / model_.y_scale();
+  const bark::BarkConfig& config = model_.config();
+  ensembles_.assign(samples.size(), {});
+  gps_.assign(samples.size(), {});
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    for (const bark::Tree& t : samples[s].trees) {
+      ensembles_[s].trees.push_back(to_tree_gp(t, model_.domain()));
+    }
+    gps_[s].assign(ensembles_[s], X_, y_std, model_.y_mean(), model_.y_scale(),
+                   config.chain.signal_variance, samples[s].noise, config.chain.jitter);
+  }
+  converted_ = true;
+  return gps_;
+}
+
+std::vector<sdk::FormulatesSurrogate::Output> Bark::formulate_components(
+    sdk::Model& model, const sdk::PointVariables& point) const {
+  const std::vector<tree_gp::TreeKernelGp>& gps = sample_gps();
+  std::vector<const tree_gp::TreeKernelGp*> blocks;
+  for (const auto& g : gps) blocks.push_back(&g);
+  last_ = tree_gp::formulate(model, point, space_, blocks);
+  last_model_ = &model;
+  std::vector<sdk::FormulatesSurrogate::Output> out;
+  for (const auto& f : last_) out.push_back(f.output);
+  return out;
+}
+
+bool Bark::decode(const sdk::Model& model, const sdk::PointVariables& point,
+                  const std::vector<double>& solution,
+                  const std::vector<const sdk::Constraint*>& constraints,
+                  Eigen::VectorXd& x) const {
+  (void)point;
+  if (last_model_ != &model || solution.size() < model.num_variables()) return false;
+  std::vector<const tree_gp::TreeKernelGp*> blocks;
+  for (const auto& g : gps_) blocks.push_back(&g);
+  return tree_gp::decode_cell(ctx_, space_, blocks, tree_gp::active_leaves(last_, blocks, solution),
+                              decode_, X_, constraints, x);
+}
+
+namespace {
+constexpr const char* kStateFormat = "arbo-bark-chains-1";
+}  // namespace
+
+std::string Bark::save_state() const {
+  nlohmann::json j;
+  j["format"] = kStateFormat;
+  j["chains"] = model_.chain_states();
+  return j.dump();
+}
+
+void Bark::restore_state(std::string_view state) {
+  const nlohmann::json j = nlohmann::json::parse(state, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", std::string()) != kStateFormat ||
+      !j.contains("chains") || !j["chains"].is_array()) {
+    throw sdk::Error(fmt::format("not a saved BARK state (expected a JSON object with format '{}')",
+                                 kStateFormat));
+  }
+  std::vector<std::string> states;
+  for (const auto& c : j["chains"]) {
+    if (!c.is_string()) throw sdk::Error("a saved BARK chain state is not a string");
+    states.push_back(c.get<std::string>());
+  }
+  model_.set_chain_states(states);
+  converted_ = false;
 }
 
 }  // namespace arbo::plugins

@@ -149,6 +149,7 @@ void Chain::take_factorization() {
   llt_.solveInPlace(alpha_);
   log_det_ = 2.0 * l.diagonal().array().log().sum();
   quad_ = y_.dot(alpha_);
+  updates_since_factorization_ = 0;
 }
 
 void Chain::refresh() {
@@ -357,6 +358,7 @@ Proposal Chain::propose(int t, MoveKind kind, Rng& rng) {
 }
 
 void Chain::apply(const Proposal& p) {
+  ++updates_since_factorization_;
   Tree& tree = trees_[static_cast<std::size_t>(p.tree)];
   std::vector<int>& leaf = leaf_of_[static_cast<std::size_t>(p.tree)];
   if (!trivial_) {
@@ -457,7 +459,8 @@ bool Chain::noise_step(Rng& rng) {
     noise_ = s_new;
     ++stats_.noise_accepted;
     if (factorized) take_factorization();
-  } else if (config_.use_likelihood && config_.refresh_at_noise_step) {
+  } else if (config_.use_likelihood && config_.refresh_at_noise_step &&
+             updates_since_factorization_ >= config_.refresh_after_updates) {
     refresh();
   }
   return accept;

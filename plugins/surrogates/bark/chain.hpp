@@ -29,6 +29,12 @@ struct ChainConfig {
   double initial_noise = 0.1;    ///< sigma_y^2 of a fresh chain
   /// Tests only: false makes the target the prior (the likelihood ratio is 0).
   bool use_likelihood = true;
+  /// A rejected noise proposal refactorizes K at the current noise (a refresh, which clears
+  /// the rank-r updates' drift) once this many accepted tree moves have been applied since the
+  /// last factorization; an accepted one always takes its fresh factorization. The updates
+  /// drift by about 1e-14 over 1,000 accepted moves (tests/bark_test.cpp), so a refresh after
+  /// every rejected noise move, 30 % of a fit at N = 130, buys nothing. 0: after every one.
+  int refresh_after_updates = 200;
   /// Tests only: false keeps the rank-r updates across noise steps (no fresh factorization).
   bool refresh_at_noise_step = true;
 };
@@ -157,6 +163,7 @@ class Chain {
   Eigen::VectorXd alpha_;
   double log_det_ = 0.0;
   double quad_ = 0.0;
+  int updates_since_factorization_ = 0;  // accepted tree moves since K was last factorized
 
   // Workspaces (sized in set_data; no allocation per proposal).
   std::vector<int> nodes_ws_;                     // leaves or singly-internal nodes

@@ -77,7 +77,9 @@ int Tree::route(const double* x) const {
       const auto c = static_cast<long long>(std::llround(v));
       left = c >= 0 && c < 64 && ((n.categories >> c) & 1U) != 0;
     } else {
-      left = v <= n.threshold;
+      // XGBoost's rule, as tree_gp's trees (tree_gp::TreeNode::goes_left): the MIP
+      // formulation, the cells and their decoding are LEAF-GP's code (docs/decisions.md).
+      left = static_cast<float>(v) < static_cast<float>(n.threshold);
     }
     id = left ? n.left : n.right;
   }
@@ -281,7 +283,12 @@ bool draw_rule(const Tree& tree, int id, const Domain& domain, Rng& rng, Rule& r
   switch (f.kind) {
     case FeatureKind::Continuous: {
       if (!(s.upper > s.lower)) return false;
-      rule.value = s.lower + rng.uniform() * (s.upper - s.lower);
+      // A float32 threshold (routing compares in float32, as XGBoost); one that rounds onto
+      // the subspace's ends would leave a side empty, and is rejected like an unsplittable
+      // draw (probability about 1e-7 times the subspace's inverse width).
+      rule.value =
+          static_cast<double>(static_cast<float>(s.lower + rng.uniform() * (s.upper - s.lower)));
+      if (!(rule.value > s.lower && rule.value < s.upper)) return false;
       rule.threshold = rule.value;
       return true;
     }

@@ -47,7 +47,10 @@ struct Domain {
 
 /// One node of a tree. Leaves have `left == right == -1`; a node's id is its index in
 /// `Tree::nodes` (leaf ids are node ids). Routing: numeric features go left iff
-/// x[feature] <= threshold; categorical ones iff bit x[feature] of `categories` is set.
+/// float32(x[feature]) < float32(threshold), XGBoost's rule, which tree_gp's formulation and
+/// cells assume (the paper's x <= t differs on a set of measure zero: continuous thresholds
+/// are float32 values, integer ones t + 1/2); categorical ones iff bit x[feature] of
+/// `categories` is set.
 struct Node {
   std::int32_t feature = -1;
   std::int32_t left = -1;

@@ -37,43 +37,6 @@ struct Booster {
   }
 };
 
-void fill_paths(Tree& tree) {
-  tree.leaves.clear();
-  tree.paths.clear();
-  std::vector<PathStep> path;
-  // Iterative DFS: trees are shallow, but a malformed model must not recurse forever.
-  struct Item {
-    int node;
-    std::size_t depth;
-    PathStep step;
-  };
-  std::vector<Item> stack{{0, 0, {}}};
-  std::vector<std::pair<int, std::vector<PathStep>>> found;
-  while (!stack.empty()) {
-    Item it = stack.back();
-    stack.pop_back();
-    path.resize(it.depth);
-    if (it.depth > 0) path[it.depth - 1] = it.step;
-    if (it.node < 0 || static_cast<std::size_t>(it.node) >= tree.nodes.size() ||
-        it.depth > tree.nodes.size()) {
-      throw sdk::Error("surrogate/tree_gp: malformed tree in the XGBoost model");
-    }
-    const TreeNode& n = tree.nodes[static_cast<std::size_t>(it.node)];
-    if (n.is_leaf()) {
-      found.emplace_back(it.node, path);
-      continue;
-    }
-    stack.push_back({n.right, it.depth + 1, {it.node, false}});
-    stack.push_back({n.left, it.depth + 1, {it.node, true}});
-  }
-  std::sort(found.begin(), found.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [node, p] : found) {
-    tree.leaves.push_back(node);
-    tree.paths.push_back(std::move(p));
-  }
-}
-
 double number(const nlohmann::json& v) {
   // XGBoost writes NaN for the split condition of categorical nodes (nulled before parsing).
   return v.is_null() ? std::nan("") : v.get<double>();
@@ -272,6 +235,43 @@ Ensemble train_ensemble(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
   check(XGBoosterSaveModelToBuffer(b.h, R"({"format": "json"})", &len, &buf),
         "XGBoosterSaveModelToBuffer");
   return parse_ensemble_json(std::string(buf, len));
+}
+
+void fill_paths(Tree& tree) {
+  tree.leaves.clear();
+  tree.paths.clear();
+  std::vector<PathStep> path;
+  // Iterative DFS: trees are shallow, but a malformed model must not recurse forever.
+  struct Item {
+    int node;
+    std::size_t depth;
+    PathStep step;
+  };
+  std::vector<Item> stack{{0, 0, {}}};
+  std::vector<std::pair<int, std::vector<PathStep>>> found;
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    path.resize(it.depth);
+    if (it.depth > 0) path[it.depth - 1] = it.step;
+    if (it.node < 0 || static_cast<std::size_t>(it.node) >= tree.nodes.size() ||
+        it.depth > tree.nodes.size()) {
+      throw sdk::Error("malformed tree: a child outside the node list, or a cycle");
+    }
+    const TreeNode& n = tree.nodes[static_cast<std::size_t>(it.node)];
+    if (n.is_leaf()) {
+      found.emplace_back(it.node, path);
+      continue;
+    }
+    stack.push_back({n.right, it.depth + 1, {it.node, false}});
+    stack.push_back({n.left, it.depth + 1, {it.node, true}});
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [node, p] : found) {
+    tree.leaves.push_back(node);
+    tree.paths.push_back(std::move(p));
+  }
 }
 
 }  // namespace arbo::plugins::tree_gp

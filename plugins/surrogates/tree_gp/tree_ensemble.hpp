@@ -52,6 +52,10 @@ struct Tree {
   bool degenerate() const noexcept { return nodes.size() <= 1; }
 };
 
+/// Computes `tree.leaves` and `tree.paths` from `tree.nodes` (reachable from node 0).
+/// @throws sdk::Error for a child outside the node list or a cycle.
+void fill_paths(Tree& tree);
+
 struct Ensemble {
   std::vector<Tree> trees;
   double base_score = 0.0;
