@@ -69,10 +69,13 @@ class Suite:
                              f"valid: {', '.join(sorted(known))}")
         self.name = data.get("name", self.path.stem)
         self.description = data.get("description", "")
-        self.budget = int(args.budget or data.get("budget", 100))
-        # `initial_design` and `seeds` take one value for every problem, or a table with a
-        # `default` and per-problem overrides (protocols that differ by problem, e.g. 16 initial
-        # points on the 20-D problems or 20 seeds on a few headline problems).
+        # `budget`, `initial_design` and `seeds` take one value for every problem, or a table
+        # with a `default` and per-problem overrides (protocols that differ by problem, e.g. 16
+        # initial points on the 20-D problems, 20 seeds on a few headline problems, or the BARK
+        # paper's 100 iterations after a design of min(2D, 30) points). --budget overrides all.
+        self.budget_of = per_problem(path, "budget",
+                                     args.budget if args.budget else data.get("budget", 100), int)
+        self.budget = self.budget_of(None)
         self.initial_design_of = per_problem(path, "initial_design", data.get("initial_design", 10),
                                              int)
         self.seeds_of = per_problem(path, "seeds", data.get("seeds", 5), seed_list)
@@ -123,9 +126,10 @@ class Suite:
                 raise SystemExit(f"{path}: pipeline name '{p}' is reserved for the peer")
         if not self.problem_patterns or not (self.pipelines or self.peers):
             raise SystemExit(f"{path}: a suite needs problems and pipelines or peers")
-        for size in self.initial_design_of.values():
-            if size > self.budget:
-                raise SystemExit(f"{path}: initial_design ({size}) > budget ({self.budget})")
+        for p in {None, *self.initial_design_of.overrides, *self.budget_of.overrides}:
+            if self.initial_design_of(p) > self.budget_of(p):
+                raise SystemExit(f"{path}: initial_design ({self.initial_design_of(p)}) > budget "
+                                 f"({self.budget_of(p)})" + (f" on {p}" if p else ""))
 
     def methods(self):
         return list(self.pipelines) + self.peers
@@ -241,7 +245,7 @@ class Job:
 
     def run(self):
         r = self.runner
-        budget = r.suite.budget
+        budget = r.suite.budget_of(self.problem)
         st = self.status()
         if r.stopping.is_set():
             return "not started (interrupted)"
@@ -286,7 +290,7 @@ class Job:
         base = r.arbo_cmd()
         if (self.study_dir / "study.db").exists():
             return base + ["run", "--resume", "--study", str(self.study_dir), "--quiet",
-                           "--set", f"study.budget={s.budget}"]
+                           "--set", f"study.budget={s.budget_of(self.problem)}"]
         return (base + ["run", str(s.pipelines[self.method]), "--study", str(self.study_dir),
                         "--quiet"] + self.fresh_set_args())
 
@@ -302,7 +306,7 @@ class Job:
         sets = {
             "problem.plugin": json.dumps(self.problem),
             "study.seed": str(self.seed),
-            "study.budget": str(s.budget),
+            "study.budget": str(s.budget_of(self.problem)),
             "initial_design.size": str(s.initial_design_of(self.problem)),
             "study.direction": json.dumps(info["direction"]),
             "study.name": json.dumps(f"{self.method}-{self.problem}-seed{self.seed}"),
@@ -319,7 +323,7 @@ class Job:
         cmd = [sys.executable, str(BENCH_DIR / "optuna_peer.py"), "--arbo", r.arbo,
                "--problem", self.problem, "--problems-json", str(r.out / "problems.json"),
                "--sampler", PEERS[self.method], "--seed", str(self.seed),
-               "--budget", str(s.budget), "--out", str(self.csv_path)]
+               "--budget", str(s.budget_of(self.problem)), "--out", str(self.csv_path)]
         for p in r.args.plugin_path or []:
             cmd += ["--plugin-path", p]
         if s.noise > 0:
@@ -344,7 +348,7 @@ class Job:
     def raw_rows(self):
         """(objective or None, feasible, violation or None, propose_seconds, eval_seconds) per
         evaluation."""
-        budget = self.runner.suite.budget
+        budget = self.runner.suite.budget_of(self.problem)
         rows = []
         if self.is_peer:
             if not self.csv_path.exists():
@@ -572,7 +576,7 @@ class Runner:
         if not self.out.is_dir():
             raise SystemExit(f"run_suite: {self.out} does not exist")
         self.load_problems()
-        jobs = [j for j in self.jobs() if j.is_done(self.suite.budget)]
+        jobs = [j for j in self.jobs() if j.is_done(self.suite.budget_of(j.problem))]
         merged = len(self.merged_runs())
         print(f"suite {self.suite.name}: report from {len(jobs)} finished runs of "
               f"{len(self.jobs())}" + (f", and {merged} runs merged from --merge" if merged else ""),
@@ -614,8 +618,9 @@ class Runner:
         """{(method, problem, seed): CSV rows} of the --merge files: the suite's runs that are
         not finished on disk here and that reached the budget there (their first `budget`
         evaluations, as written there). The first file that has a run whole gives it."""
-        budget = self.suite.budget
-        wanted = {(j.method, j.problem, j.seed) for j in self.jobs() if not j.is_done(budget)}
+        budget = self.suite.budget_of
+        wanted = {(j.method, j.problem, j.seed) for j in self.jobs()
+                  if not j.is_done(budget(j.problem))}
         runs = {}
         for path in self.args.merge or []:
             found = {}
@@ -625,8 +630,8 @@ class Runner:
                     found.setdefault(key, []).append(row)
             for key, rows in found.items():
                 rows.sort(key=lambda r: int(r["evaluation"]))
-                if len(rows) >= budget:  # a run stopped part-way there is not merged
-                    runs[key] = rows[:budget]
+                if len(rows) >= budget(key[1]):  # a run stopped part-way there is not merged
+                    runs[key] = rows[:budget(key[1])]
         return runs
 
 
@@ -847,7 +852,9 @@ def write_report(runner, jobs, results, plots, run_seconds):
     lines += [
         f"- suite: `{suite_rel}` ({len(s.problems)} problems, seeds {s.seeds}"
         + "".join(f", {len(v)} seeds on {k}" for k, v in s.seeds_of.overrides.items())
-        + f", budget {s.budget} evaluations, initial design {s.initial_design}"
+        + f", budget {s.budget} evaluations"
+        + "".join(f", {v} on {k}" for k, v in s.budget_of.overrides.items())
+        + f", initial design {s.initial_design}"
         + "".join(f", {v} on {k}" for k, v in s.initial_design_of.overrides.items())
         + (f", objective noise SD {s.noise}" if s.noise > 0 else "")
         + "".join(f", {k} = {v}" for k, v in s.sets.items()) + ")",

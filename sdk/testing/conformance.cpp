@@ -24,6 +24,19 @@
 
 namespace arbo::sdk::testing {
 
+Eigen::MatrixXd random_points(const Space& space, std::size_t n, std::mt19937_64& rng) {
+  const auto d = static_cast<Eigen::Index>(space.size());
+  Eigen::MatrixXd X(static_cast<Eigen::Index>(n), d);
+  Eigen::VectorXd u(d), x(d);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    for (Eigen::Index j = 0; j < d; ++j) u[j] = unit(rng);
+    space.from_unit(u, x);
+    X.row(i) = x.transpose();
+  }
+  return X;
+}
+
 namespace {
 
 const char* level_name(LogLevel level) {
@@ -60,19 +73,6 @@ bool is_snake_case(std::string_view s) {
     prev = c;
   }
   return true;
-}
-
-Eigen::MatrixXd random_points(const Space& space, std::size_t n, std::mt19937_64& rng) {
-  const auto d = static_cast<Eigen::Index>(space.size());
-  Eigen::MatrixXd X(static_cast<Eigen::Index>(n), d);
-  Eigen::VectorXd u(d), x(d);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (Eigen::Index i = 0; i < X.rows(); ++i) {
-    for (Eigen::Index j = 0; j < d; ++j) u[j] = unit(rng);
-    space.from_unit(u, x);
-    X.row(i) = x.transpose();
-  }
-  return X;
 }
 
 double mid0(const Space& space) { return 0.5 * (space.lower()[0] + space.upper()[0]); }

@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "common/cli_harness.hpp"
+#include "common/study_rows.hpp"
 
 namespace {
 
@@ -52,27 +53,6 @@ Outcome run_arbo(const fs::path& dir, const std::vector<std::string>& args,
   o.code = arbo::test::wait_exit_code(pid);
   o.err = arbo::test::slurp(err);
   return o;
-}
-
-// id, status, params and objective of every observation, one line each.
-std::string observations(const fs::path& db) {
-  sqlite3* h = nullptr;
-  std::string out;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, "SELECT id, status, params, objective FROM observations ORDER BY id",
-                           -1, &st, nullptr) == SQLITE_OK) {
-      while (sqlite3_step(st) == SQLITE_ROW) {
-        out += fmt::format("{} {} {} {:a}\n", sqlite3_column_int64(st, 0),
-                           reinterpret_cast<const char*>(sqlite3_column_text(st, 1)),
-                           reinterpret_cast<const char*>(sqlite3_column_text(st, 2)),
-                           sqlite3_column_double(st, 3));
-      }
-    }
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
-  return out;
 }
 
 struct Case {
@@ -111,7 +91,7 @@ std::string run_case(const fs::path& root, const Case& c, const std::string& ref
   if (again.code != 0) {
     return fmt::format("{} exits {}: {}", complete ? "resume" : "a new run", again.code, again.err);
   }
-  const std::string got = observations(dir / "s" / "study.db");
+  const std::string got = arbo::test::observation_rows(dir / "s" / "study.db");
   if (got != reference) return "the observations differ:\n" + got + "expected:\n" + reference;
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -132,7 +112,7 @@ TEST_F(CrashSafety, EveryBreakLeavesNoStudyOrOneThatResumesToTheUninterruptedRes
   const auto run_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
           .count();
-  const std::string reference = observations(ref_dir / "s" / "study.db");
+  const std::string reference = arbo::test::observation_rows(ref_dir / "s" / "study.db");
   ASSERT_EQ(std::count(reference.begin(), reference.end(), '\n'), 12) << reference;
 
   const std::vector<std::string> run = {"run", "p.toml", "--study", "s", "-q"};

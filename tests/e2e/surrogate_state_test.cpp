@@ -19,6 +19,7 @@
 #include <arbo/sdk/testing/conformance.hpp>
 
 #include "common/cli_harness.hpp"
+#include "common/study_rows.hpp"
 
 namespace {
 
@@ -30,27 +31,6 @@ std::string pipeline(const std::string& surrogate) {
       "[initial_design]\nsize = 4\n[surrogate]\nplugin = \"{}\"\n"
       "[acquisition]\nplugin = \"lcb\"\n[inner_solver]\nplugin = \"random\"\n",
       surrogate);
-}
-
-// id, status, params and objective of every observation, one line each.
-std::string observations(const fs::path& db) {
-  sqlite3* h = nullptr;
-  std::string out;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, "SELECT id, status, params, objective FROM observations ORDER BY id",
-                           -1, &st, nullptr) == SQLITE_OK) {
-      while (sqlite3_step(st) == SQLITE_ROW) {
-        out += fmt::format("{} {} {} {:a}\n", sqlite3_column_int64(st, 0),
-                           reinterpret_cast<const char*>(sqlite3_column_text(st, 1)),
-                           reinterpret_cast<const char*>(sqlite3_column_text(st, 2)),
-                           sqlite3_column_double(st, 3));
-      }
-    }
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
-  return out;
 }
 
 class SurrogateState : public arbo::test::TempDirTest {
@@ -84,7 +64,7 @@ class SurrogateState : public arbo::test::TempDirTest {
       if (kill) {
         ASSERT_EQ(arbo(dir, {"run", "--resume", "--study", "s", "-q"}), 0) << last_err_;
       }
-      (kill ? resumed : whole) = observations(dir / "s" / "study.db");
+      (kill ? resumed : whole) = arbo::test::observation_rows(dir / "s" / "study.db");
     }
   }
 

@@ -16,41 +16,45 @@ double sigmoid(double r) { return 1.0 / (1.0 + std::exp(-r)); }
 
 }  // namespace
 
-void TreeKernelGp::fit(const Ensemble& ensemble, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
-                       const GpConfig& config) {
-  if (X.rows() == 0 || X.rows() != y.size()) {
-    throw sdk::Error("surrogate/tree_gp: fit needs at least one observation");
-  }
+void TreeKernelGp::index_leaves(const Ensemble& ensemble, const Eigen::MatrixXd& X,
+                                bool keep_first) {
   ensemble_ = &ensemble;
   const Eigen::Index m = X.rows();
   active_.clear();
   for (std::size_t t = 0; t < ensemble.trees.size(); ++t) {
     if (!ensemble.trees[t].degenerate()) active_.push_back(static_cast<int>(t));
   }
-  if (active_.empty()) {
-    if (ensemble.trees.empty()) throw sdk::Error("surrogate/tree_gp: the ensemble has no tree");
-    active_.push_back(0);
-  }
-  const double T = static_cast<double>(active_.size());
-  tree_count_ = T;
-  null_trees_ = 0;
-
+  if (active_.empty() && keep_first) active_.push_back(0);
   // Leaf-indicator matrix A: one column per leaf of every active tree.
   Eigen::Index leaves = 0;
   for (int t : active_) leaves += static_cast<Eigen::Index>(ensemble.trees[t].leaves.size());
   A_.setZero(m, leaves);
   train_leaf_.assign(active_.size(), std::vector<int>(static_cast<std::size_t>(m)));
   Eigen::Index offset = 0;
+  Eigen::VectorXd row(X.cols());
   for (std::size_t k = 0; k < active_.size(); ++k) {
     const Tree& tree = ensemble.trees[static_cast<std::size_t>(active_[k])];
     for (Eigen::Index i = 0; i < m; ++i) {
-      const Eigen::VectorXd row = X.row(i).transpose();
+      row = X.row(i).transpose();
       const int node = tree.leaf_of(row.data());
       train_leaf_[k][static_cast<std::size_t>(i)] = node;
       A_(i, offset + tree.leaf_index(node)) = 1.0;
     }
     offset += static_cast<Eigen::Index>(tree.leaves.size());
   }
+}
+
+void TreeKernelGp::fit(const Ensemble& ensemble, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                       const GpConfig& config) {
+  if (X.rows() == 0 || X.rows() != y.size()) {
+    throw sdk::Error("surrogate/tree_gp: fit needs at least one observation");
+  }
+  if (ensemble.trees.empty()) throw sdk::Error("surrogate/tree_gp: the ensemble has no tree");
+  const Eigen::Index m = X.rows();
+  index_leaves(ensemble, X, true);
+  const double T = static_cast<double>(active_.size());
+  tree_count_ = T;
+  null_trees_ = 0;
 
   // Standardized targets (unbiased std, as BoTorch's `standardize`).
   y_mean_ = y.mean();
@@ -133,29 +137,10 @@ void TreeKernelGp::assign(const Ensemble& ensemble, const Eigen::MatrixXd& X,
   if (X.rows() == 0 || X.rows() != y_std.size()) {
     throw sdk::Error("a tree-kernel GP needs at least one observation");
   }
-  ensemble_ = &ensemble;
   const Eigen::Index m = X.rows();
-  active_.clear();
-  for (std::size_t t = 0; t < ensemble.trees.size(); ++t) {
-    if (!ensemble.trees[t].degenerate()) active_.push_back(static_cast<int>(t));
-  }
+  index_leaves(ensemble, X, false);
   tree_count_ = static_cast<double>(ensemble.trees.size());
   null_trees_ = ensemble.trees.size() - active_.size();
-  Eigen::Index leaves = 0;
-  for (int t : active_) leaves += static_cast<Eigen::Index>(ensemble.trees[t].leaves.size());
-  A_.setZero(m, leaves);
-  train_leaf_.assign(active_.size(), std::vector<int>(static_cast<std::size_t>(m)));
-  Eigen::Index offset = 0;
-  for (std::size_t k = 0; k < active_.size(); ++k) {
-    const Tree& tree = ensemble.trees[static_cast<std::size_t>(active_[k])];
-    for (Eigen::Index i = 0; i < m; ++i) {
-      const Eigen::VectorXd row = X.row(i).transpose();
-      const int node = tree.leaf_of(row.data());
-      train_leaf_[k][static_cast<std::size_t>(i)] = node;
-      A_(i, offset + tree.leaf_index(node)) = 1.0;
-    }
-    offset += static_cast<Eigen::Index>(tree.leaves.size());
-  }
   y_std_ = y_std;
   y_mean_ = y_mean;
   y_scale_ = y_scale;

@@ -80,6 +80,10 @@ class TreeKernelGp {
   const Eigen::MatrixXd& leaf_matrix() const noexcept { return A_; }
 
  private:
+  // The trees with a split (`keep_first`: the first tree when none has one) and where each row
+  // of X falls in them: active_, train_leaf_, A_.
+  void index_leaves(const Ensemble& ensemble, const Eigen::MatrixXd& X, bool keep_first);
+
   const Ensemble* ensemble_ = nullptr;
   std::vector<int> active_;
   std::vector<std::vector<int>> train_leaf_;

@@ -75,13 +75,7 @@ TEST(BarkFormulation, ConvertedSamplesPredictWhatBarkPredicts) {
   ASSERT_EQ(gps.size(), f.bark.num_components());
   ASSERT_EQ(gps.size(), 4u);
   std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  Eigen::MatrixXd X(200, 4);
-  for (Eigen::Index i = 0; i < X.rows(); ++i) {
-    Eigen::VectorXd unit(4);
-    for (Eigen::Index j = 0; j < 4; ++j) unit[j] = u(rng);
-    X.row(i) = f.space.from_unit(unit).transpose();
-  }
+  Eigen::MatrixXd X = sdk::testing::random_points(f.space, 200, rng);
   X.topRows(f.data.X.rows()) = f.data.X;  // the training points too
   Eigen::MatrixXd m, v;
   f.bark.predict_components(X, m, v);
@@ -130,12 +124,10 @@ TEST(BarkFormulation, ModelOptimumAtTheDecodedCellEqualsTheIntegratedBound) {
     EXPECT_NEAR(f.integrated(x), r.objective, 1e-6 * (1.0 + std::abs(r.objective)));
     // And no point of the space beats it (the bound holds up to the gap).
     std::mt19937_64 rng(5);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const Eigen::MatrixXd P = sdk::testing::random_points(space, 3000, rng);
     double best = -sdk::kInfinity;
-    for (int k = 0; k < 3000; ++k) {
-      Eigen::VectorXd unit(x.size());
-      for (Eigen::Index j = 0; j < x.size(); ++j) unit[j] = u(rng);
-      best = std::max(best, f.integrated(space.from_unit(unit)));
+    for (Eigen::Index k = 0; k < P.rows(); ++k) {
+      best = std::max(best, f.integrated(P.row(k).transpose()));
     }
     EXPECT_LE(best, r.objective + 1e-6 * (1.0 + std::abs(r.objective)));
     EXPECT_GE(best, r.objective - 0.5) << "the random points should come near the optimum";

@@ -45,14 +45,7 @@ Space real_space(int d) {
 }
 
 Eigen::MatrixXd sample(const Space& space, int n, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  Eigen::MatrixXd X(n, static_cast<Eigen::Index>(space.size()));
-  Eigen::VectorXd unit(static_cast<Eigen::Index>(space.size()));
-  for (int i = 0; i < n; ++i) {
-    for (Eigen::Index j = 0; j < unit.size(); ++j) unit[j] = u(rng);
-    X.row(i) = space.from_unit(unit).transpose();
-  }
-  return X;
+  return sdk::testing::random_points(space, static_cast<std::size_t>(n), rng);
 }
 
 Eigen::VectorXd target(const Eigen::MatrixXd& X) {

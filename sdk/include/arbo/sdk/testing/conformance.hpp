@@ -143,6 +143,10 @@ std::string component_id(const ComponentInfo& info);
 /// `x_lin <= 0.5` (the middle of its range) keeps half of the space feasible.
 Space default_test_space();
 
+/// `n` points drawn uniformly from `space` (each coordinate's unit interval mapped by
+/// `Space::from_unit`, so snapped and inside the space), one per row, from `rng` alone.
+Eigen::MatrixXd random_points(const Space& space, std::size_t n, std::mt19937_64& rng);
+
 /// Knobs of the conformance checks. The defaults suit components that accept any space.
 struct ConformanceOptions {
   /// Space handed to surrogates, acquisitions, inner solvers and constraints (problems bring
