@@ -245,7 +245,10 @@ std::map<int, std::string> Proposer::save_states() const {
 }
 
 void Proposer::restore_states(const std::map<int, std::string>& states) {
-  for (const auto& [m, state] : states) {
+  // Not a structured binding: clang 14 (the sanitizer build) cannot capture one in a lambda.
+  for (const auto& entry : states) {
+    const int m = entry.first;
+    const std::string& state = entry.second;
     const std::string metric =
         m == 0 ? std::string("the objective")
         : m > 0 && static_cast<std::size_t>(m) <= c_.constraints.size()
