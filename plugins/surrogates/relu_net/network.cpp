@@ -96,6 +96,68 @@ void shuffle(std::vector<int>& perm, std::mt19937_64& rng) {
   }
 }
 
+namespace {
+
+// The first layer's sparse products for one point: a = b + sum_k v_k W[:, i_k] (gather) and
+// dW[:, i_k] += v_k g (scatter), over the h-long columns of the nonzero inputs. Fixed-size
+// Eigen vectors for the usual widths unroll the column into SIMD packets; with a runtime
+// width the per-column loop overhead costs more than the arithmetic at h = 16 (perf,
+// bench/results/nn-milp/training.md).
+template <int H>
+void gather(const double* W, Eigen::Index h, const double* b, const int* index, const double* value,
+            int nnz, double* out) {
+  using Vec = Eigen::Matrix<double, H, 1>;
+  Eigen::Map<Vec> a(out, h);
+  a = Eigen::Map<const Vec>(b, h);
+  for (int k = 0; k < nnz; ++k) {
+    const Eigen::Map<const Vec> w(W + static_cast<Eigen::Index>(index[k]) * h, h);
+    if (value[k] == 1.0) {
+      a += w;
+    } else {
+      a += value[k] * w;
+    }
+  }
+}
+
+template <int H>
+void scatter(double* dW, Eigen::Index h, const double* g, const int* index, const double* value,
+             int nnz) {
+  using Vec = Eigen::Matrix<double, H, 1>;
+  const Eigen::Map<const Vec> gv(g, h);
+  for (int k = 0; k < nnz; ++k) {
+    Eigen::Map<Vec> w(dW + static_cast<Eigen::Index>(index[k]) * h, h);
+    if (value[k] == 1.0) {
+      w += gv;
+    } else {
+      w += value[k] * gv;
+    }
+  }
+}
+
+void gather_any(const double* W, Eigen::Index h, const double* b, const int* index,
+                const double* value, int nnz, double* out) {
+  switch (h) {
+    case 8: return gather<8>(W, h, b, index, value, nnz, out);
+    case 16: return gather<16>(W, h, b, index, value, nnz, out);
+    case 32: return gather<32>(W, h, b, index, value, nnz, out);
+    case 64: return gather<64>(W, h, b, index, value, nnz, out);
+    default: return gather<Eigen::Dynamic>(W, h, b, index, value, nnz, out);
+  }
+}
+
+void scatter_any(double* dW, Eigen::Index h, const double* g, const int* index, const double* value,
+                 int nnz) {
+  switch (h) {
+    case 8: return scatter<8>(dW, h, g, index, value, nnz);
+    case 16: return scatter<16>(dW, h, g, index, value, nnz);
+    case 32: return scatter<32>(dW, h, g, index, value, nnz);
+    case 64: return scatter<64>(dW, h, g, index, value, nnz);
+    default: return scatter<Eigen::Dynamic>(dW, h, g, index, value, nnz);
+  }
+}
+
+}  // namespace
+
 void Trainer::resize(const Network& net, int batch) {
   const std::size_t hidden = net.architecture().hidden.size();
   if (batch_capacity_ < batch || pre_.size() != hidden ||
@@ -127,21 +189,9 @@ void Trainer::forward_batch(const Network& net, const SparseRows& data, const in
         a += data.value[k] * W0(0, data.index[k]);
       out_[s] = a;
     } else {
-      // Eigen maps of the h-long columns: explicit SIMD packets (GCC's -O2 vectorizer leaves
-      // such runtime-length loops scalar; bench/results/nn-milp/training.md).
-      const Eigen::Index h = W0.rows();
-      Eigen::Map<Eigen::VectorXd> a(pre_[0].col(s).data(), h);
-      a = b0;
-      for (int k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
-        const Eigen::Map<const Eigen::VectorXd> w(
-            W0.data() + static_cast<Eigen::Index>(data.index[k]) * h, h);
-        const double v = data.value[k];
-        if (v == 1.0) {
-          a += w;
-        } else {
-          a += v * w;
-        }
-      }
+      const int begin = data.row_ptr[r];
+      gather_any(W0.data(), W0.rows(), b0.data(), data.index.data() + begin,
+                 data.value.data() + begin, data.row_ptr[r + 1] - begin, pre_[0].col(s).data());
     }
   }
   if (hidden == 0) return;
@@ -202,20 +252,11 @@ double Trainer::loss_gradient(const Network& net, const SparseRows& data, const 
     } else {
       auto dW = map_w(0);
       dW.setZero();
-      const Eigen::Index h = dW.rows();
       for (int s = 0; s < m; ++s) {
         const int r = idx[s];
-        const Eigen::Map<const Eigen::VectorXd> g(d.col(s).data(), h);
-        for (int k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
-          Eigen::Map<Eigen::VectorXd> w(dW.data() + static_cast<Eigen::Index>(data.index[k]) * h,
-                                        h);
-          const double v = data.value[k];
-          if (v == 1.0) {
-            w += g;
-          } else {
-            w += v * g;
-          }
-        }
+        const int begin = data.row_ptr[r];
+        scatter_any(dW.data(), dW.rows(), d.col(s).data(), data.index.data() + begin,
+                    data.value.data() + begin, data.row_ptr[r + 1] - begin);
       }
     }
   }
