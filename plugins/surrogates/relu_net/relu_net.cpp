@@ -149,7 +149,7 @@ void ReluNet::predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
   }
   trainer_.outputs(net_, rows_, out_);
   mean = y_mean_ + y_scale_ * out_.array();
-  variance = Eigen::VectorXd::Zero(X.rows());
+  variance.setZero(X.rows());  // allocates only when the size changes
 }
 
 sdk::FormulatesSurrogate::Output ReluNet::formulate(sdk::Model& model,
@@ -178,6 +178,20 @@ bool ReluNet::decode(const sdk::Model& model, const sdk::PointVariables& point,
   (void)constraints;
   if (!fitted_ || last_model_ != &model || solution.size() < model.num_variables()) return false;
   relu_net::decode(last_, encoding_, solution, x);
+  // The digest's safeguard (wrong big-Ms or numerical trouble show as a model mean that is not
+  // the network's): compare the formulated mean at the solution with the forward pass.
+  double formulated = last_.output.mean_constant;
+  for (const sdk::LinearTerm& t : last_.output.mean) {
+    formulated += t.coef * solution[static_cast<std::size_t>(t.var)];
+  }
+  Eigen::VectorXd mean, var;
+  predict(x.transpose(), mean, var);
+  if (std::abs(mean[0] - formulated) > 1e-6 * (1.0 + std::abs(mean[0]))) {
+    ctx_.warn(
+        "relu_net: the model's mean at its solution ({:.10g}) differs from the network's "
+        "prediction at the decoded point ({:.10g}); the solution is proposed as decoded",
+        formulated, mean[0]);
+  }
   return true;
 }
 

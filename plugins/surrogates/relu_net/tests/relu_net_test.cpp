@@ -394,7 +394,11 @@ Solved solve_min_mean(Net& n) {
   s.x.resize(static_cast<Eigen::Index>(n.space.size()));
   for (std::size_t i = 0; i < n.space.size(); ++i)
     s.x[static_cast<Eigen::Index>(i)] = res.x[static_cast<std::size_t>(point.x_vars[i])];
+  n.ctx.clear_logs();
   EXPECT_TRUE(n.net.decode(model, point, res.x, {}, s.x));
+  // decode compares the formulated mean with the forward pass and warns on a mismatch.
+  for (const std::string& line : n.ctx.logs())
+    EXPECT_EQ(line.find("differs"), std::string::npos) << line;
   s.objective = res.objective;
   s.f = *n.net.last_formulation();
   // The model's own objective at its solution is the value reported.
