@@ -160,8 +160,12 @@ void scatter_any(double* dW, Eigen::Index h, const double* g, const int* index, 
 
 void Trainer::resize(const Network& net, int batch) {
   const std::size_t hidden = net.architecture().hidden.size();
-  if (batch_capacity_ < batch || pre_.size() != hidden ||
-      (hidden > 0 && pre_[0].rows() != net.fan_out(0))) {
+  bool same_widths = pre_.size() == hidden;
+  for (std::size_t l = 0; same_widths && l < hidden; ++l) {
+    same_widths = pre_[l].rows() == net.fan_out(l);
+  }
+  if (batch_capacity_ < batch || !same_widths) {
+    batch = std::max(batch, batch_capacity_);
     pre_.resize(hidden);
     post_.resize(hidden);
     delta_.resize(hidden);
