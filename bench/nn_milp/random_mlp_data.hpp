@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -44,6 +45,15 @@ inline RandomMlpData random_mlp_data(int n, std::uint64_t seed) {
   const double sd = std::sqrt((d.y.array() - mean).square().mean());
   d.y = (d.y.array() - mean) / sd;
   return d;
+}
+
+// "16,16" for hidden widths {16, 16}: the `hidden` field of both benches' JSON lines.
+template <class Int>
+std::string hidden_label(const std::vector<Int>& hidden) {
+  std::string label;
+  for (std::size_t k = 0; k < hidden.size(); ++k)
+    label += (k ? "," : "") + std::to_string(hidden[k]);
+  return label;
 }
 
 }  // namespace arbo::bench

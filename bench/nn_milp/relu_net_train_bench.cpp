@@ -49,9 +49,7 @@ int main(int argc, char** argv) {
         t.train(net, rows, data.y, cfg, [&](int, std::vector<int>& perm) { shuffle(perm, rng); });
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-    std::string arch;
-    for (std::size_t k = 0; k < hidden.size(); ++k)
-      arch += (k ? "," : "") + std::to_string(hidden[k]);
+    const std::string arch = arbo::bench::hidden_label(hidden);
     std::printf(
         "{\"impl\": \"eigen\", \"hidden\": [%s], \"n\": %d, \"epochs\": %d, \"steps\": %lld, "
         "\"seconds\": %.3f, \"cpu_seconds\": %.3f, \"cpu_us_per_step\": %.3f, \"loss0\": %.4g, "
