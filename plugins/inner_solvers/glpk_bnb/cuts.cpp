@@ -3,7 +3,6 @@
 // each node's bounds), the outer-approximation cuts of convex quadratic rows and squares, the
 // cut rounds at a node, and the cut pool with the warm starts that survive its purges.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -28,9 +27,6 @@ constexpr int kRootFracRounds = 30;
 // one round and 1,579 with three (bench/solver/README.md, "session 4"). One round had won on
 // the smaller session-2 corpus, before reliability branching.
 constexpr int kNodeFracRounds = 3;
-
-// Tailing off is judged over this many rounds (see solve_relaxation).
-constexpr int kTailRounds = 3;
 // Cut pool: every cut of the LEAF-GP stddev row is dense over the agreement variables, and a
 // pool that only grows made each simplex iteration three times slower by 1,700 nodes
 // (bench/solver/README.md). Cuts that were slack (basic) at the optimum of the last kCutMaxAge
@@ -302,7 +298,6 @@ LpStatus Search::solve_relaxation(bool root, double& obj) {
   const int max_rounds = root ? kRootCutRounds : kNodeCutRounds;
   double last = -kInfinity;
   int stalls = 0;
-  std::array<double, kTailRounds> bound_trail{};
   for (int round = 0; st == LpStatus::Optimal; ++round) {
     lp_.primal(x_);
     obj = lp_.objective() + P_.cost_const;
@@ -317,16 +312,7 @@ LpStatus Search::solve_relaxation(bool root, double& obj) {
     if (prunable(obj)) break;  // the node is closed whatever more cuts would say
     // LP/NLP-based branch-and-bound: while integers are fractional the node is split anyway,
     // so a few rounds suffice; cuts are driven to convergence only at integral points.
-    const bool fractional = has_fractional(x_);
-    if (round >= (root ? kRootFracRounds : kNodeFracRounds) && fractional) break;
-    // Tailing off: at a fractional point, rounds that together moved the bound by less than a
-    // hundredth of the gap the caller accepts are not worth their LP work; the node is split
-    // anyway. On BARK's models (10 % gap) the root's rounds past the tenth moved its bound by
-    // 0.5 % in a third of its cut time (bench/solver/README.md, "BARK's models").
-    bound_trail[round % kTailRounds] = obj;
-    if (fractional && round >= kTailRounds &&
-        obj - bound_trail[(round + 1) % kTailRounds] < 0.01 * gap_tol(obj))
-      break;
+    if (round >= (root ? kRootFracRounds : kNodeFracRounds) && has_fractional(x_)) break;
     const int rows_before = lp_.num_rows();
     if (add_cuts(x_, std::isfinite(inc_obj_) ? inc_obj_ : obj) == 0) break;
     if (elapsed() >= opt_.time_limit_seconds) return LpStatus::TimeLimit;
