@@ -79,6 +79,7 @@ ProjectsPoints::~ProjectsPoints() = default;
 ReportsRowExcesses::~ReportsRowExcesses() = default;
 HasKnownConstraints::~HasKnownConstraints() = default;
 IgnoresDataWithoutModel::~IgnoresDataWithoutModel() = default;
+ExcludesEvaluated::~ExcludesEvaluated() = default;
 
 void Acquisition::values(const Eigen::MatrixXd& X, Eigen::VectorXd& out) const {
   out.resize(X.rows());

@@ -102,6 +102,41 @@ void Model::set_objective(Objective objective) {
   objective_ = std::move(objective);
 }
 
+void Model::declare_value_indicators(ValueIndicators indicators) {
+  const auto known = [&](int v) { return v >= 0 && static_cast<std::size_t>(v) < vars_.size(); };
+  if (!known(indicators.var)) {
+    throw InvalidArgument(
+        fmt::format("value indicators of unknown variable index {}", indicators.var));
+  }
+  if (indicators.values.size() != indicators.binaries.size()) {
+    throw InvalidArgument(
+        fmt::format("value indicators of variable '{}': {} values but {} binaries",
+                    vars_[static_cast<std::size_t>(indicators.var)].name, indicators.values.size(),
+                    indicators.binaries.size()));
+  }
+  for (const int b : indicators.binaries) {
+    if (!known(b) || vars_[static_cast<std::size_t>(b)].type != VarType::Binary) {
+      throw InvalidArgument(fmt::format(
+          "value indicators of variable '{}': variable index {} is not a binary variable",
+          vars_[static_cast<std::size_t>(indicators.var)].name, b));
+    }
+  }
+  for (ValueIndicators& old : indicators_) {
+    if (old.var == indicators.var) {
+      old = std::move(indicators);
+      return;
+    }
+  }
+  indicators_.push_back(std::move(indicators));
+}
+
+const ValueIndicators* Model::value_indicators(int var) const noexcept {
+  for (const ValueIndicators& v : indicators_) {
+    if (v.var == var) return &v;
+  }
+  return nullptr;
+}
+
 std::optional<int> Model::find_variable(std::string_view name) const {
   for (std::size_t i = 0; i < vars_.size(); ++i) {
     if (vars_[i].name == name) return static_cast<int>(i);

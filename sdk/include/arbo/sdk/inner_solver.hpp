@@ -45,6 +45,11 @@ struct SolveRequest {
   /// point at a time (today always). Empty (no rows) when `acquisition` is nullptr and the
   /// solver declares `IgnoresDataWithoutModel` (capabilities/inner_solver.hpp).
   const Dataset& data;
+  /// The pipeline's `[proposal] exclude_evaluated`: the answer must differ from every
+  /// evaluated point of `data` (rows of X, X_failed and X_pending; exclusion.hpp). Set only
+  /// for solvers that declare `ExcludesEvaluated` (capabilities/inner_solver.hpp), on spaces
+  /// without Real coordinates; `data` then always holds the study's rows, also without a model.
+  bool exclude_evaluated = false;
 };
 
 /// The answer of `maximize`.
@@ -68,6 +73,11 @@ struct Proposal {
   /// Model-based solvers: the solve's status, objective, bound, gap, nodes, LP iterations and
   /// seconds; the kernel stores them with the observation (`arbo export` shows them).
   std::optional<SolveResult> certificate;
+  /// With `found == false` and `SolveRequest::exclude_evaluated`: the solver proved that no
+  /// point satisfying the known constraints lies outside the evaluated points (a model-based
+  /// solver whose model with the exclusion cuts is infeasible). The kernel then ends the study
+  /// cleanly ("every point has been evaluated") when some evaluated point satisfies them.
+  bool exhausted = false;
   std::string note;  ///< free text for the log and the fallback message, e.g. the solver status
   /// Model-based solvers: size of the model solved (the kernel records it per iteration).
   struct ModelSize {

@@ -115,6 +115,16 @@ struct Objective {
   double constant = 0.0;
 };
 
+/// Binary indicators of the values of one integer-valued variable: `binaries[k]` is 1 exactly
+/// when `x[var] == values[k]`. The block that declares them has added the rows that make it so
+/// (`sum binaries = 1` and `x[var] = sum values[k] * binaries[k]`); later blocks that need the
+/// same indicators (one-hot inputs, no-good cuts) reuse them instead of adding their own.
+struct ValueIndicators {
+  int var = -1;
+  std::vector<double> values;  ///< distinct, in any order
+  std::vector<int> binaries;   ///< one binary variable per value
+};
+
 /// Activities and violations of a model at a point, as `Model::evaluate` computes them.
 /// Violations are absolute (in the rows' units) and 0 when satisfied.
 struct ARBO_SDK_API ModelEvaluation {
@@ -167,6 +177,14 @@ class ARBO_SDK_API Model {
   /// True when some variable is Integer or Binary.
   bool has_integers() const noexcept;
 
+  /// Declares value indicators of `indicators.var` (see `ValueIndicators`); a second declaration
+  /// for the same variable replaces the first. Declaring adds no row.
+  /// @throws InvalidArgument when a variable is unknown, `binaries` is not a Binary variable
+  ///         each, or `values` and `binaries` differ in length.
+  void declare_value_indicators(ValueIndicators indicators);
+  /// The indicators declared for variable `var`, or nullptr. O(number of declarations).
+  const ValueIndicators* value_indicators(int var) const noexcept;
+
   /// Evaluates objective, row activities and violations at `x` (length num_variables()).
   /// O(nonzeros). @throws InvalidArgument on a wrong length.
   ModelEvaluation evaluate(const std::vector<double>& x) const;
@@ -179,6 +197,7 @@ class ARBO_SDK_API Model {
   std::vector<LinearRow> linear_;
   std::vector<QuadraticRow> quadratic_;
   Objective objective_;
+  std::vector<ValueIndicators> indicators_;
 };
 
 /// Variables of a model that stand for the encoded point x: `x_vars[i]` is the model variable

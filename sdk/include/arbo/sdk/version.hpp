@@ -22,8 +22,10 @@
 /// entry signature, `ComponentInfo`/`PluginTable`, or the layout or set of virtual functions of
 /// any SDK interface class. The kernel requires equality.
 /// History: 1, the first handshake; 2, `SolveOptions::starts` (decision 16 of
-/// docs/decisions.md), which changed the layout of a struct passed to `ModelSolver::solve`.
-#define ARBO_PLUGIN_ABI_VERSION 2
+/// docs/decisions.md), which changed the layout of a struct passed to `ModelSolver::solve`;
+/// 3, exclusion of evaluated points (`SolveRequest::exclude_evaluated`, `Proposal::exhausted`,
+/// `Model`'s value indicators).
+#define ARBO_PLUGIN_ABI_VERSION 3
 
 // Stringification helpers for the version string and the fingerprint (fingerprint.hpp).
 #define ARBO_DETAIL_STR2(x) #x

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// @brief Optional capability of an inner solver: it needs no observations without a model.
+/// @brief Optional capabilities of an inner solver: it needs no observations without a model;
+/// it can exclude evaluated points.
 #pragma once
 
 #include "arbo/sdk/export.hpp"
@@ -22,6 +23,17 @@ namespace arbo::sdk {
 class ARBO_SDK_API IgnoresDataWithoutModel {
  public:
   virtual ~IgnoresDataWithoutModel();
+};
+
+/// Inner solver that honours `SolveRequest::exclude_evaluated`: its answer is never an
+/// evaluated point (model-based solvers add no-good cuts, `add_exclusion_cuts`; black-box ones
+/// skip the points of an `EvaluatedPoints` set, exclusion.hpp). The kernel refuses a pipeline
+/// with `[proposal] exclude_evaluated = true` whose solver lacks it (`arbo check` and
+/// `arbo run`, exit code 3, naming this capability), and treats an evaluated point returned by
+/// one that has it as the solver's error. A marker: no functions.
+class ARBO_SDK_API ExcludesEvaluated {
+ public:
+  virtual ~ExcludesEvaluated();
 };
 
 }  // namespace arbo::sdk
