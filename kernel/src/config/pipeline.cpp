@@ -50,7 +50,7 @@ const Names kParameterKeys = {"name", "type",    "low",     "high",
 const Names kBlackBoxKeys = {"name", "sense", "threshold"};
 const Names kDesignKeys = {"method", "size"};
 const Names kAugmentationKeys = {"cheap_constraints", "points"};
-const Names kProposalKeys = {"representative", "known_penalty"};
+const Names kProposalKeys = {"representative", "known_penalty", "exclude_evaluated"};
 const Names kParamTypes = {"real", "integer", "categorical", "binary"};
 
 constexpr std::int64_t kDefaultDesignSize = 10;
@@ -838,6 +838,9 @@ class PipelineReader {
     check_keys(*table, "proposal", kProposalKeys, "in [proposal]");
     if (const auto* v = find_key(*table, "representative")) {
       p.proposal.representative = read_bool(*v, "proposal.representative");
+    }
+    if (const auto* v = find_key(*table, "exclude_evaluated")) {
+      p.proposal.exclude_evaluated = read_bool(*v, "proposal.exclude_evaluated");
     }
     if (const auto* v = find_key(*table, "known_penalty")) {
       p.proposal.known_penalty =

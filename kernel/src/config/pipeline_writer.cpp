@@ -168,10 +168,11 @@ std::string to_toml(const Pipeline& pipeline) {
     write_kv(out, "points", std::to_string(pipeline.augmentation.points));
   }
   const ProposalOptions& proposal = pipeline.proposal;
-  if (proposal.representative || proposal.known_penalty > 0.0) {
+  if (proposal.representative || proposal.known_penalty > 0.0 || proposal.exclude_evaluated) {
     out += "\n[proposal]\n";
     write_kv(out, "representative", proposal.representative ? "true" : "false");
     write_kv(out, "known_penalty", format_double(proposal.known_penalty));
+    write_kv(out, "exclude_evaluated", proposal.exclude_evaluated ? "true" : "false");
   }
   return out;
 }

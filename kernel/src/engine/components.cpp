@@ -16,9 +16,11 @@
 #include "arbo/kernel/problem_loader.hpp"
 #include "arbo/sdk/capabilities/acquisition.hpp"
 #include "arbo/sdk/capabilities/constraint.hpp"
+#include "arbo/sdk/capabilities/inner_solver.hpp"
 #include "arbo/sdk/capabilities/problem.hpp"
 #include "arbo/sdk/capabilities/surrogate.hpp"
 #include "arbo/sdk/error.hpp"
+#include "arbo/sdk/exclusion.hpp"
 
 namespace arbo::kernel {
 
@@ -205,8 +207,29 @@ void check_black_box_constraints(const Components& c, const Pipeline& pipeline) 
       pipeline.acquisition->id(), names.size(), fmt::join(names, ", ")));
 }
 
+// [proposal] exclude_evaluated needs a discrete space and a solver that honours it.
+void check_exclusion(const Components& c, const Pipeline& pipeline) {
+  if (!pipeline.proposal.exclude_evaluated) return;
+  const std::string real = sdk::first_continuous_parameter(c.space);
+  if (!real.empty()) {
+    throw ConfigError(fmt::format(
+        "proposal.exclude_evaluated = true needs a space without real parameters (an excluded "
+        "point removes nothing from a continuum), and parameter '{}' is real; remove the key "
+        "or make the parameter integer",
+        real));
+  }
+  if (dynamic_cast<const sdk::ExcludesEvaluated*>(c.solver.get()) == nullptr) {
+    throw ConfigError(fmt::format(
+        "proposal.exclude_evaluated = true needs an inner solver that excludes evaluated "
+        "points (capability arbo::sdk::ExcludesEvaluated), and [inner_solver] {} does not; use "
+        "glpk_bnb, random, sampling, nelder_mead, candidate_pool or regularized_evolution",
+        pipeline.inner_solver.id()));
+  }
+}
+
 // [proposal] representative asks the objective's surrogate for a region's representative.
 void check_proposal(const Components& c, const Pipeline& pipeline) {
+  check_exclusion(c, pipeline);
   if (!pipeline.proposal.representative) return;
   if (c.surrogates.empty() ||
       dynamic_cast<const sdk::RepresentsRegions*>(c.surrogates[0].surrogate.get()) == nullptr) {

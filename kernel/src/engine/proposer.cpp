@@ -15,6 +15,7 @@
 #include "arbo/kernel/random_streams.hpp"
 #include "arbo/sdk/capabilities/inner_solver.hpp"
 #include "arbo/sdk/capabilities/surrogate.hpp"
+#include "arbo/sdk/exclusion.hpp"
 #include "arbo/sdk/projection.hpp"
 #include "util/clock.hpp"
 
@@ -30,6 +31,11 @@ constexpr std::size_t kFallbackProjections = 3;
 
 // Two points closer than this in every encoded coordinate are the same point.
 constexpr double kSamePoint = 1e-9;
+
+// With [proposal] exclude_evaluated, a space with at most this many points is enumerated when
+// neither the solver nor the fallback finds an unevaluated point, to tell "every point has been
+// evaluated" from a search that missed the last ones.
+constexpr std::size_t kEnumerationLimit = std::size_t{1} << 22;
 
 }  // namespace
 
@@ -146,7 +152,8 @@ void Proposer::snap_returned_point(const std::string& component, const char* met
 // [proposal] representative: the objective surrogate's representative point of the region
 // holding x (checked at start-up to exist), kept only if it satisfies the known constraints
 // the solver had to respect.
-void Proposer::represent(Eigen::VectorXd& x, bool penalized) const {
+void Proposer::represent(Eigen::VectorXd& x, bool penalized,
+                         const sdk::EvaluatedPoints* evaluated) const {
   const auto& model = c_.surrogates.front();
   const auto& regions = dynamic_cast<const sdk::RepresentsRegions&>(*model.guarded);
   Eigen::VectorXd y = guarded_call(pipeline_.surrogate->id(), "representative",
@@ -159,6 +166,11 @@ void Proposer::represent(Eigen::VectorXd& x, bool penalized) const {
         c_.space.describe(y));
     return;
   }
+  if (evaluated != nullptr && evaluated->contains(y)) {
+    logger_.debug("the representative {} has been evaluated; proposing the solver's point",
+                  c_.space.describe(y));
+    return;
+  }
   x = std::move(y);
 }
 
@@ -167,11 +179,12 @@ void Proposer::represent(Eigen::VectorXd& x, bool penalized) const {
 // gives the same point) that satisfies them, else one projected onto them by the model
 // solver. Points already observed are skipped.
 bool Proposer::fallback_point(const sdk::Dataset& data, std::uint64_t uk,
-                              Eigen::VectorXd& x) const {
+                              const sdk::EvaluatedPoints* evaluated, Eigen::VectorXd& x) const {
   const bool can_project = c_.model_solver != nullptr && sdk::can_formulate(c_.known_list);
   const auto candidates = make_design(c_.space, DesignMethod::Random, kFallbackDraws,
                                       pipeline_.seed ^ (kFallbackSeedBase + uk), nullptr);
   const auto observed = [&](const Eigen::VectorXd& y) {
+    if (evaluated != nullptr) return evaluated->contains(y);
     for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
       if ((data.X.row(i).transpose() - y).cwiseAbs().maxCoeff() <= kSamePoint) return true;
     }
@@ -195,6 +208,27 @@ bool Proposer::fallback_point(const sdk::Dataset& data, std::uint64_t uk,
     }
   }
   return false;
+}
+
+// [proposal] exclude_evaluated on a small space: the first point in a seeded order that
+// satisfies the known constraints and has not been evaluated. Empty when there is none, or when
+// the space is too large to enumerate (`*enumerated` says which).
+std::optional<Eigen::VectorXd> Proposer::unevaluated_point(const sdk::EvaluatedPoints& evaluated,
+                                                           std::uint64_t uk,
+                                                           bool* enumerated) const {
+  const std::size_t n = sdk::count_points(c_.space, kEnumerationLimit);
+  *enumerated = n > 0;
+  if (n == 0) return std::nullopt;
+  // A seeded starting index, so that the points a study ends with are not always the
+  // lexicographically first ones.
+  const std::size_t start =
+      static_cast<std::size_t>((pipeline_.seed ^ (kFallbackSeedBase + uk)) % n);
+  Eigen::VectorXd x;
+  for (std::size_t j = 0; j < n; ++j) {
+    sdk::point_at(c_.space, (start + j) % n, x);
+    if (!evaluated.contains(x) && c_.known_violation(x) <= kKnownTolerance) return x;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> Proposer::blame(const std::exception* e, std::string_view what) const {
@@ -289,9 +323,15 @@ ProposedPoint Proposer::propose(std::int64_t k) {
   ProposedPoint out;
   // The design is built only while it is still being proposed: a study resumed past it
   // would otherwise redo its projections (up to 10 s each on Alkylation) for nothing.
+  const bool exclude = pipeline_.proposal.exclude_evaluated;
+  std::optional<sdk::EvaluatedPoints> evaluated;
+  if (exclude) evaluated.emplace(data_.view());
   if (k < pipeline_.design_size) {
     const auto& d = initial_design();
-    if (static_cast<std::size_t>(k) < d.size()) {
+    // An excluded design point (a duplicate of the snapped design, or one evaluated before a
+    // resume) leaves its slot to the inner solver.
+    if (static_cast<std::size_t>(k) < d.size() &&
+        !(exclude && evaluated->contains(d[static_cast<std::size_t>(k)]))) {
       out.x = d[static_cast<std::size_t>(k)];
       return out;
     }
@@ -309,13 +349,14 @@ ProposedPoint Proposer::propose(std::int64_t k) {
   // Bringing the dataset up to date copies every observation (sdk::Dataset grows by copy):
   // a solver that reads no data without a model gets an empty one instead, so a model-free
   // study's proposal does not grow with the number of observations.
-  const sdk::Dataset& data = use_model || !solver_ignores_data_ ? data_.view() : data_.empty();
+  const sdk::Dataset& data =
+      use_model || !solver_ignores_data_ || exclude ? data_.view() : data_.empty();
   // With [proposal] known_penalty the model's search ignores the known constraints (the
   // surrogates see them as a penalty); the design stage still respects them.
   const bool penalized = use_model && pipeline_.proposal.known_penalty > 0.0;
   static const std::vector<const sdk::Constraint*> kNone;
   const sdk::SolveRequest request{use_model ? c_.guarded_acquisition.get() : nullptr, c_.space,
-                                  penalized ? kNone : c_.known_list, data};
+                                  penalized ? kNone : c_.known_list, data, exclude};
   c_.solver_context->reseed(pipeline_.seed, uk, kSaltSolver);
   for (const auto& kc : c_.known) {
     if (kc.context != nullptr) kc.context->reseed(pipeline_.seed, uk, kSaltConstraint);
@@ -341,6 +382,12 @@ ProposedPoint Proposer::propose(std::int64_t k) {
     const sdk::Dataset& observed = data_.view();
     const std::size_t witnesses = feasible_observations(observed);
     if (witnesses == 0) throw InfeasibleError(failure);
+    const std::string exhausted = fmt::format(
+        "every point satisfying the known constraints has been evaluated ({} evaluations; "
+        "[proposal] exclude_evaluated)",
+        evaluated ? evaluated->size() : 0);
+    if (exclude && p.exhausted)
+      throw ExhaustedError(exhausted + fmt::format(", proven by {}", sid));
     // An observation satisfies the constraints, so the set is not empty and the solver
     // failed (a false infeasibility of a badly scaled nonconvex model, as on Alkylation):
     // stopping the study would be wrong, so this one proposal comes from outside the model.
@@ -349,8 +396,16 @@ ProposedPoint Proposer::propose(std::int64_t k) {
     // No point found by the fallback either: exit 6 ("admit no point that could be found"),
     // as when no observation satisfies them; the remedy is the same (a model solver that
     // projects, or looser constraints), and the solver did not throw.
-    if (!fallback_point(observed, uk, p.x)) {
-      throw InfeasibleError(stats.fallback + ", and no random point could be made to satisfy them");
+    if (!fallback_point(observed, uk, evaluated ? &*evaluated : nullptr, p.x)) {
+      bool enumerated = false;
+      std::optional<Eigen::VectorXd> left =
+          exclude ? unevaluated_point(*evaluated, uk, &enumerated) : std::nullopt;
+      if (enumerated && !left) throw ExhaustedError(exhausted + ", found by enumeration");
+      if (!left) {
+        throw InfeasibleError(stats.fallback +
+                              ", and no random point could be made to satisfy them");
+      }
+      p.x = std::move(*left);
     }
     p.found = true;
     out.origin = Origin::Fallback;
@@ -358,7 +413,14 @@ ProposedPoint Proposer::propose(std::int64_t k) {
   }
   snap_returned_point(sid, "maximize", p.x);
   if (use_model && !p.certificate && pipeline_.proposal.representative) {
-    represent(p.x, penalized);
+    represent(p.x, penalized, evaluated ? &*evaluated : nullptr);
+  }
+  if (exclude && evaluated->contains(p.x)) {
+    throw PluginError(component_error(
+        sid, "maximize",
+        fmt::format("returned the evaluated point {} although [proposal] exclude_evaluated is "
+                    "set (the solver declares arbo::sdk::ExcludesEvaluated)",
+                    c_.space.describe(p.x))));
   }
   std::string which;
   const double v = penalized ? 0.0 : c_.known_violation(p.x, &which);

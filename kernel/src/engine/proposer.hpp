@@ -15,6 +15,7 @@
 
 #include "arbo/kernel/pipeline.hpp"
 #include "arbo/sdk/dataset.hpp"
+#include "arbo/sdk/exclusion.hpp"
 #include "arbo/sdk/inner_solver.hpp"
 #include "arbo/sdk/model.hpp"
 #include "engine/augmentation.hpp"
@@ -88,7 +89,9 @@ class Proposer {
   /// The point of proposal number `k` (0-based). Every component is reseeded from (seed, k),
   /// so the same study state gives the same point.
   /// @throws PluginError (a component threw, or the solver returned a bad point, naming the
-  ///         component), InfeasibleError (no point satisfying the known constraints).
+  ///         component), InfeasibleError (no point satisfying the known constraints),
+  ///         ExhaustedError ([proposal] exclude_evaluated, and every point satisfying them has
+  ///         been evaluated).
   ProposedPoint propose(std::int64_t k);
 
   /// Hands each surrogate with `sdk::SavesState` its stored state (by metric, as
@@ -104,8 +107,11 @@ class Proposer {
   double fit_and_bind(std::uint64_t uk);
   std::map<int, std::string> save_states() const;
   std::size_t feasible_observations(const sdk::Dataset& data) const;
-  bool fallback_point(const sdk::Dataset& data, std::uint64_t uk, Eigen::VectorXd& x) const;
-  void represent(Eigen::VectorXd& x, bool penalized) const;
+  bool fallback_point(const sdk::Dataset& data, std::uint64_t uk,
+                      const sdk::EvaluatedPoints* evaluated, Eigen::VectorXd& x) const;
+  std::optional<Eigen::VectorXd> unevaluated_point(const sdk::EvaluatedPoints& evaluated,
+                                                   std::uint64_t uk, bool* enumerated) const;
+  void represent(Eigen::VectorXd& x, bool penalized, const sdk::EvaluatedPoints* evaluated) const;
   void snap_returned_point(const std::string& component, const char* method,
                            Eigen::VectorXd& x) const;
   std::optional<std::string> blame(const std::exception* e, std::string_view what) const;

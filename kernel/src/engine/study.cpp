@@ -32,6 +32,7 @@ const char* to_string(Termination t) noexcept {
     case Termination::BudgetReached: return "budget reached";
     case Termination::TimeLimit: return "time limit reached";
     case Termination::Interrupted: return "interrupted";
+    case Termination::Exhausted: return "every point has been evaluated";
   }
   return "unknown";
 }
@@ -400,6 +401,10 @@ RunSummary Study::run(const RunOptions& options) {
       s.evaluate_and_record(obs);
       report(obs);
     }
+  } catch (const ExhaustedError& e) {
+    // Not a failure: the study is complete (nothing was recorded for the missing proposal).
+    s.logger->info("{}", e.what());
+    summary.termination = Termination::Exhausted;
   } catch (const KernelError& e) {
     // An interrupt ends the run wherever it lands; a plugin that gave up because its context
     // was cancelled (sdk::Cancelled, or nothing found) is part of it. A store error is not.

@@ -51,6 +51,7 @@ sdk::Proposal CandidatePool::maximize(const sdk::SolveRequest& request) {
     return result;
   }
 
+  sampler_.prepare_exclusion(request);
   const auto n = static_cast<Eigen::Index>(draws_) *
                  static_cast<Eigen::Index>(1 + request.data.num_constraints());
   pool_.resize(n, d);
@@ -65,7 +66,7 @@ sdk::Proposal CandidatePool::maximize(const sdk::SolveRequest& request) {
         // Snap so that the scored point is the point the kernel will store (inactive
         // coordinates at their defaults, integers on their grid).
         request.space.snap(x_);
-        if (!sdk::satisfies(request.constraints, x_)) continue;
+        if (!sdk::satisfies(request.constraints, x_) || sampler_.excluded(x_)) continue;
         pool_.row(filled_++) = x_.transpose();
       }
     }

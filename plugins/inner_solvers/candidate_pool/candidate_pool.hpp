@@ -15,7 +15,9 @@ namespace arbo::plugins {
 /// l(x), pooled), or draws that many uniform points otherwise; drops candidates violating the
 /// known constraints; and returns the argmax of the acquisition. Without an acquisition it
 /// returns the first uniform point satisfying the known constraints (random search).
-class CandidatePool final : public sdk::InnerSolver, public sdk::IgnoresDataWithoutModel {
+class CandidatePool final : public sdk::InnerSolver,
+                            public sdk::IgnoresDataWithoutModel,
+                            public sdk::ExcludesEvaluated {
  public:
   explicit CandidatePool(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

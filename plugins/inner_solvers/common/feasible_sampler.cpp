@@ -52,9 +52,14 @@ double FeasibleSampler::draw(const sdk::SolveRequest& request) {
   return violation(request.constraints, x_);
 }
 
+void FeasibleSampler::prepare_exclusion(const sdk::SolveRequest& request) {
+  excluding_ = request.exclude_evaluated;
+  evaluated_ = excluding_ ? sdk::EvaluatedPoints(request.data) : sdk::EvaluatedPoints();
+}
+
 bool FeasibleSampler::draw_feasible(const sdk::SolveRequest& request) {
   draw_uniform(request.space);
-  return sdk::satisfies(request.constraints, x_);
+  return sdk::satisfies(request.constraints, x_) && !excluded(x_);
 }
 
 bool FeasibleSampler::draw_projected(const sdk::SolveRequest& request) {
@@ -66,7 +71,7 @@ bool FeasibleSampler::draw_projected(const sdk::SolveRequest& request) {
     return false;
   }
   // The projection is feasible up to the solver's tolerance; accept it on the same terms.
-  return sdk::satisfies(request.constraints, x_, kProjectionTolerance);
+  return sdk::satisfies(request.constraints, x_, kProjectionTolerance) && !excluded(x_);
 }
 
 bool FeasibleSampler::can_project(const sdk::SolveRequest& request, std::int64_t projections) {
@@ -79,18 +84,22 @@ FeasibleSampler::FillCounts FeasibleSampler::fill_pool(const sdk::SolveRequest& 
                                                        std::int64_t projections, Mode mode) {
   const auto d = static_cast<Eigen::Index>(request.space.size());
   const bool penalty = mode == Mode::Penalty;
+  prepare_exclusion(request);
   pool_.resize(samples, d);
   pool_violation_.resize(samples);
   FillCounts counts;
   Eigen::Index filled = 0;
   // Rejection keeps feasible draws only (up to max_tries); a penalty keeps every draw, so
   // max_tries cannot bound it and the pool size does.
-  while (filled < samples && (penalty || counts.tries < max_tries)) {
+  // Excluded draws do not fill the pool, so with exclusion max_tries bounds a penalty pool too
+  // (every point may have been evaluated).
+  while (filled < samples && ((penalty && !excluding_) || counts.tries < max_tries)) {
     if (counts.tries % kPollEvery == 0 && counts.tries > 0 && ctx_.cancelled()) break;
     ++counts.tries;
     double v = 0.0;
     if (penalty) {
       v = draw(request);
+      if (excluded(x_)) continue;
     } else if (!draw_feasible(request)) {
       continue;
     }
@@ -129,6 +138,7 @@ FeasibleSampler::FirstFeasible FeasibleSampler::first_feasible(const sdk::SolveR
                                                                std::int64_t max_tries,
                                                                std::int64_t projections) {
   FirstFeasible result;
+  prepare_exclusion(request);
   while (result.tries < max_tries) {
     if (result.tries % kPollEvery == 0 && result.tries > 0 && ctx_.cancelled()) break;
     ++result.tries;

@@ -20,6 +20,7 @@
 
 #include <arbo/sdk/acquisition.hpp>
 #include <arbo/sdk/context.hpp>
+#include <arbo/sdk/exclusion.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 #include <arbo/sdk/params.hpp>
 #include <arbo/sdk/projection.hpp>
@@ -87,8 +88,19 @@ class FeasibleSampler {
   /// Evaluates every constraint. O(d + constraints).
   double draw(const sdk::SolveRequest& request);
 
-  /// One uniform draw into `point()`; true when it satisfies every constraint. Same random
-  /// stream and answer as `draw() <= 0`, but stops at the first violated constraint.
+  /// Exclusion of evaluated points (`SolveRequest::exclude_evaluated`, exclusion.hpp): when the
+  /// request sets it, builds the set of its evaluated points, which `draw_feasible`,
+  /// `draw_projected`, `fill_pool` and `first_feasible` then reject and `excluded` reports;
+  /// otherwise clears it. `fill_pool` and `first_feasible` call it themselves; a solver that
+  /// only draws calls it once per `maximize`. O((n + failed + pending) d).
+  void prepare_exclusion(const sdk::SolveRequest& request);
+  /// True when `x` is an evaluated point the current request excludes (see
+  /// `prepare_exclusion`). O(d) expected.
+  bool excluded(const Eigen::VectorXd& x) const { return excluding_ && evaluated_.contains(x); }
+
+  /// One uniform draw into `point()`; true when it satisfies every constraint (and is not
+  /// excluded). Same random stream and answer as `draw() <= 0`, but stops at the first violated
+  /// constraint.
   bool draw_feasible(const sdk::SolveRequest& request);
 
   /// One uniform draw into `point()`, projected onto the constraints with
@@ -107,6 +119,8 @@ class FeasibleSampler {
   /// attempts, each a `draw_projected`) are tried only when `projections > 0`, a model solver
   /// exists and every constraint can formulate itself. Cancellation (`Context::cancelled()`)
   /// ends the uniform draws early. The pool may come back shorter than `samples`, even empty.
+  /// Excluded draws (`prepare_exclusion`) are dropped in both modes; a Penalty pool that
+  /// excludes points is bounded by `max_tries` draws as well.
   /// Preconditions: samples >= 1. Complexity: at most `max_tries` draws (Penalty: `samples`)
   /// plus `projections` model solves; the pool is allocated once per call (trimmed if
   /// short), never per point.
@@ -145,6 +159,8 @@ class FeasibleSampler {
   Eigen::VectorXd u_, x_;
   Eigen::MatrixXd pool_;
   Eigen::VectorXd pool_violation_;
+  sdk::EvaluatedPoints evaluated_;
+  bool excluding_ = false;
 };
 
 /// The note of a call that found no candidate satisfying the known constraints: "no point

@@ -16,7 +16,9 @@ namespace arbo::plugins {
 /// known constraint. Without an acquisition it returns the first feasible point (random search
 /// and initial-design fallback); with one, the best of `samples` feasible candidates. Both stop
 /// after `max_tries` draws. Black-box: only calls `Acquisition::values`.
-class RandomSearch : public sdk::InnerSolver, public sdk::IgnoresDataWithoutModel {
+class RandomSearch : public sdk::InnerSolver,
+                     public sdk::IgnoresDataWithoutModel,
+                     public sdk::ExcludesEvaluated {
  public:
   explicit RandomSearch(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

@@ -13,6 +13,7 @@
 #include <arbo/sdk/capabilities/constraint.hpp>
 #include <arbo/sdk/capabilities/surrogate.hpp>
 #include <arbo/sdk/error.hpp>
+#include <arbo/sdk/exclusion.hpp>
 #include <arbo/sdk/model.hpp>
 #include <arbo/sdk/model_io.hpp>
 
@@ -187,9 +188,16 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
     }
     f->formulate(model, point);
   }
+  // [proposal] exclude_evaluated: one no-good cut per evaluated point (NN+MILP, Papalexopoulos
+  // et al. 2022, Sec. 3), after the acquisition so that its one-hot indicators are reused. Every
+  // observed point then violates a cut, so none can serve as a start.
+  std::size_t cuts = 0;
+  if (request.exclude_evaluated) {
+    cuts = sdk::add_exclusion_cuts(model, point, space, request.data);
+  }
 
   sdk::SolveOptions options = options_;
-  options.starts = observed_start(request, model, point);
+  if (!request.exclude_evaluated) options.starts = observed_start(request, model, point);
   sdk::SolveResult res = solve(model, options);
   sdk::SolveOptions longer = options;
   for (std::int64_t k = 0; k < no_incumbent_retries_ && res.x.empty() &&
@@ -205,6 +213,7 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
   }
   sdk::Proposal prop;
   prop.note = fmt::format("glpk_bnb: {}", res.message);
+  if (request.exclude_evaluated) prop.note += fmt::format(" ({} evaluated points excluded)", cuts);
   sdk::Proposal::ModelSize size;
   size.variables = static_cast<std::int64_t>(model.num_variables());
   for (const sdk::Variable& v : model.variables()) {
@@ -216,6 +225,8 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
   prop.model_size = size;
   if (res.status == sdk::SolveStatus::Error) throw sdk::Error(prop.note);
   if (res.x.empty()) {
+    // Infeasible with the cuts: no unevaluated point satisfies the known constraints.
+    prop.exhausted = request.exclude_evaluated && res.status == sdk::SolveStatus::Infeasible;
     prop.certificate = res;
     return prop;
   }
@@ -226,7 +237,17 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
   }
   // Surrogates whose optimum is a region (tree cells) choose the query inside it themselves.
   if (const auto* d = dynamic_cast<const sdk::DecodesSolution*>(request.acquisition)) {
-    if (d->decode(model, point, res.x, request.constraints, prop.x)) prop.note += " (decoded)";
+    Eigen::VectorXd decoded = prop.x;
+    if (d->decode(model, point, res.x, request.constraints, decoded)) {
+      // The solver's own point satisfies the cuts; a decoded one inside the same region may
+      // be an evaluated point, which exclusion forbids.
+      if (request.exclude_evaluated && sdk::EvaluatedPoints(request.data).contains(decoded)) {
+        prop.note += " (decoded point already evaluated: the solver's point instead)";
+      } else {
+        prop.x = std::move(decoded);
+        prop.note += " (decoded)";
+      }
+    }
   }
   prop.value = request.acquisition != nullptr ? request.acquisition->value(prop.x) : 0.0;
   prop.certificate = res;

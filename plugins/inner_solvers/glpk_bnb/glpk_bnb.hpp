@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include <arbo/sdk/capabilities/inner_solver.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 #include <arbo/sdk/model.hpp>
 
@@ -18,7 +19,9 @@ namespace arbo::plugins {
 /// constraints' formulations (capabilities `FormulatesAcquisition`, `FormulatesConstraint`)
 /// and solves it with the GLPK branch-and-bound; `solve` is the same solver for any model, which
 /// makes the component the pipeline's `ModelSolver`.
-class GlpkBnb final : public sdk::InnerSolver, public sdk::ModelSolver {
+class GlpkBnb final : public sdk::InnerSolver,
+                      public sdk::ModelSolver,
+                      public sdk::ExcludesEvaluated {
  public:
   explicit GlpkBnb(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

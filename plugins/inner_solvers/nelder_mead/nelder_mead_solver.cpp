@@ -117,6 +117,7 @@ void NelderMeadSolver::compose(const sdk::Space& space, const Eigen::VectorXd& z
 
 double NelderMeadSolver::objective(const sdk::SolveRequest& request, const Eigen::VectorXd& z) {
   compose(request.space, z);
+  if (sampler_.excluded(x_)) return kInf;  // [proposal] exclude_evaluated: not a candidate
   const double v = FeasibleSampler::violation(request.constraints, x_);
   if (!penalty_ && v > 0.0) return kInf;
   const double a = request.acquisition->value(x_);
@@ -224,7 +225,9 @@ sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
     ++runs;
     nfev += run.nfev;
     compose(space, run.x);
-    if (FeasibleSampler::violation(request.constraints, x_) > 0.0) continue;
+    if (FeasibleSampler::violation(request.constraints, x_) > 0.0 || sampler_.excluded(x_)) {
+      continue;
+    }
     const double v = request.acquisition->value(x_);
     if (v > best_value) {
       best_value = v;

@@ -23,7 +23,9 @@ namespace arbo::plugins {
 /// explore them). Known constraints are handled by rejection (an infeasible trial point scores
 /// +infinity in the minimized objective) or by a penalty; either way only a point satisfying
 /// every known constraint is proposed.
-class NelderMeadSolver final : public sdk::InnerSolver, public sdk::IgnoresDataWithoutModel {
+class NelderMeadSolver final : public sdk::InnerSolver,
+                               public sdk::IgnoresDataWithoutModel,
+                               public sdk::ExcludesEvaluated {
  public:
   explicit NelderMeadSolver(const sdk::CreateArgs& args);
   static const sdk::ParamSpecList& params();

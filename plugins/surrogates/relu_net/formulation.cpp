@@ -119,6 +119,8 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
         model.add_linear_row(std::move(one));
         model.add_linear_row(std::move(link));
         relax.add_linear_row(std::move(relax_one));
+        // Exclusion cuts ([proposal] exclude_evaluated) reuse these instead of adding their own.
+        model.declare_value_indicators({xv, c.values, f.onehot[i]});
         break;
       }
       case InputKind::Binary: {

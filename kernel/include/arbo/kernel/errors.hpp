@@ -58,6 +58,14 @@ class InfeasibleError : public KernelError {
   explicit InfeasibleError(const std::string& message) : KernelError(message, kExitInfeasible) {}
 };
 
+/// With `[proposal] exclude_evaluated`: every point of the space that satisfies the known
+/// constraints has been evaluated, so no proposal is left. Not a failure: `arbo run` ends the
+/// study with it (exit 0, "every point has been evaluated"); only `arbo ask` reports it as an
+/// exit code, since it cannot return a point.
+class ExhaustedError : public KernelError {
+ public:
+  explicit ExhaustedError(const std::string& message) : KernelError(message, kExitInfeasible) {}
+};
 /// The user interrupted the work (SIGINT, SIGTERM, SIGHUP) before it could finish; what was
 /// stored is intact (an evaluation cut short stays pending) and `--resume` continues.
 class InterruptedError : public KernelError {

@@ -90,6 +90,12 @@ struct ProposalOptions {
   /// `sdk::ReportsRowExcesses`, else violation^2), and a point violating them is evaluated
   /// and recorded as infeasible. The initial design is still projected onto them. 0: off.
   double known_penalty = 0.0;
+  /// true: no proposal repeats an evaluated point (completed, failed or pending): model-based
+  /// solvers add one no-good cut per such point, black-box ones skip them
+  /// (`sdk::ExcludesEvaluated`; NN+MILP, Papalexopoulos et al. 2022, Sec. 3). Only on spaces
+  /// without Real parameters. When every point satisfying the known constraints has been
+  /// evaluated, the study ends cleanly ("every point has been evaluated").
+  bool exclude_evaluated = false;
 };
 
 /// The whole study definition.

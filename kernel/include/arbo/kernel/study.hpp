@@ -50,7 +50,9 @@ struct RunOptions {
   std::function<void(const ProgressEvent&)> on_progress;
 };
 
-enum class Termination { BudgetReached, TimeLimit, Interrupted };
+/// Why `run` ended. `Exhausted`: `[proposal] exclude_evaluated` and every point satisfying the
+/// known constraints has been evaluated.
+enum class Termination { BudgetReached, TimeLimit, Interrupted, Exhausted };
 const char* to_string(Termination t) noexcept;
 
 /// What `run` did, and where its time went.

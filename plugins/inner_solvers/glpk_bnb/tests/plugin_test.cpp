@@ -7,10 +7,13 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include <arbo/sdk/capabilities.hpp>
+#include <arbo/sdk/exclusion.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
 #include "model_families.hpp"
@@ -236,3 +239,128 @@ TEST(glpk_bnb_plugin, is_a_model_solver) {
 }
 
 }  // namespace
+
+// ---- [proposal] exclude_evaluated: no-good cuts (sdk/exclusion.hpp) ----
+
+// Maximizes sum w_i x_i over the point variables; optionally declares one-hot indicators of
+// coordinate `onehot` (as relu_net does for its inputs), which the cuts must reuse.
+class Linear final : public Acquisition, public FormulatesAcquisition {
+ public:
+  explicit Linear(Eigen::VectorXd w, int onehot = -1) : w_(std::move(w)), onehot_(onehot) {}
+  void bind(const AcquisitionInputs&) override {}
+  double value(const Eigen::VectorXd& x) const override { return w_.dot(x); }
+  void formulate(Model& m, const PointVariables& p) const override {
+    Objective o{ObjectiveSense::Maximize, {}, {}, 0.0};
+    for (Eigen::Index i = 0; i < w_.size(); ++i) {
+      o.linear.push_back({p.x_vars[static_cast<std::size_t>(i)], w_[i]});
+    }
+    m.set_objective(o);
+    if (onehot_ < 0) return;
+    const int xv = p.x_vars[static_cast<std::size_t>(onehot_)];
+    const Variable& v = m.variables()[static_cast<std::size_t>(xv)];
+    ValueIndicators ind{xv, {}, {}};
+    LinearRow one{"one", {}, RowSense::Equal, 1.0};
+    LinearRow link{"link", {{xv, 1.0}}, RowSense::Equal, 0.0};
+    for (double k = v.lower; k <= v.upper; k += 1.0) {
+      const int z = m.add_variable("z", VarType::Binary, 0, 1);
+      ind.values.push_back(k);
+      ind.binaries.push_back(z);
+      one.terms.push_back({z, 1.0});
+      link.terms.push_back({z, -k});
+    }
+    m.add_linear_row(one);
+    m.add_linear_row(link);
+    m.declare_value_indicators(ind);
+  }
+
+ private:
+  Eigen::VectorXd w_;
+  int onehot_;
+};
+
+// Solves repeatedly, recording each answer as evaluated (in turn as completed, failed and
+// pending, so that all three count); returns the values in the order proposed, and checks
+// that the call after the last point finds nothing and reports the space exhausted.
+std::vector<double> exhaust(Solver& s, const Acquisition& acq, std::size_t points) {
+  Dataset data;
+  data.reset(s.space.size(), {});
+  std::vector<Eigen::VectorXd> pending;
+  std::vector<double> values;
+  for (std::size_t k = 0; k <= points; ++k) {
+    data.X_pending.resize(static_cast<Eigen::Index>(pending.size()),
+                          static_cast<Eigen::Index>(s.space.size()));
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      data.X_pending.row(static_cast<Eigen::Index>(i)) = pending[i].transpose();
+    }
+    SolveRequest req{&acq, s.space, {}, data, true};
+    const Proposal p = s.inner->maximize(req);
+    if (k == points) {
+      EXPECT_FALSE(p.found) << p.note;
+      EXPECT_TRUE(p.exhausted) << p.note;
+      break;
+    }
+    EXPECT_TRUE(p.found) << "call " << k << ": " << p.note;
+    if (!p.found) break;
+    EXPECT_EQ(p.certificate->status, SolveStatus::Optimal) << p.note;
+    EXPECT_FALSE(p.exhausted);
+    values.push_back(acq.value(p.x));
+    if (k % 3 == 0) {
+      data.append(p.x, 0.0, Eigen::VectorXd());
+    } else if (k % 3 == 1) {
+      data.append_failed(p.x);
+    } else {
+      pending.push_back(p.x);
+    }
+  }
+  return values;
+}
+
+// Binary, categorical and small-integer coordinates: 2 x 3 x 4 = 24 points with distinct
+// values b + 2 n + 8 c; exclusion must hand them out from best to worst, then stop.
+TEST(glpk_bnb_plugin, exclusion_cuts_enumerate_a_discrete_space_best_first) {
+  const Space space({Parameter::binary("b"), Parameter::categorical("c", {"p", "q", "r"}),
+                     Parameter::integer("n", 0, 3)});
+  for (const int onehot : {-1, 1}) {
+    Solver s(space);
+    const Linear acq(Eigen::Vector3d(1.0, 8.0, 2.0), onehot);
+    const std::vector<double> values = exhaust(s, acq, 24);
+    ASSERT_EQ(values.size(), 24u);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      EXPECT_DOUBLE_EQ(values[k], 23.0 - static_cast<double>(k)) << "onehot " << onehot;
+    }
+  }
+}
+
+// A wide integer (71 values, above kMaxIndicatorValues) is cut by the two-binary disjunction,
+// including at its bounds.
+TEST(glpk_bnb_plugin, exclusion_cuts_on_a_wide_integer) {
+  ASSERT_GT(71.0, kMaxIndicatorValues);
+  Solver s(Space({Parameter::integer("w", 0, 70)}));
+  const Linear acq(Eigen::VectorXd::Constant(1, 1.0));
+  const std::vector<double> values = exhaust(s, acq, 71);
+  ASSERT_EQ(values.size(), 71u);
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    EXPECT_DOUBLE_EQ(values[k], 70.0 - static_cast<double>(k));
+  }
+}
+
+// The acquisition's declared indicators are reused: the cuts add no binary of their own.
+TEST(glpk_bnb_plugin, exclusion_cuts_reuse_declared_indicators) {
+  const Space space({Parameter::categorical("c", {"p", "q", "r", "s"})});
+  Dataset data;
+  data.reset(1, {});
+  data.append(Eigen::VectorXd::Constant(1, 3.0), 0.0, Eigen::VectorXd());
+  Solver with(space), without(space);
+  const Linear declares(Eigen::VectorXd::Constant(1, 1.0), 0);
+  const Linear plain(Eigen::VectorXd::Constant(1, 1.0));
+  const Proposal a = with.inner->maximize(SolveRequest{&declares, space, {}, data, true});
+  const Proposal b = without.inner->maximize(SolveRequest{&plain, space, {}, data, true});
+  ASSERT_TRUE(a.found && b.found);
+  EXPECT_EQ(a.x[0], 2.0);
+  EXPECT_EQ(b.x[0], 2.0);
+  EXPECT_EQ(a.model_size->binaries, 4);  // the acquisition's four
+  EXPECT_EQ(b.model_size->binaries, 4);  // the cuts' own four
+  // Without the option, the observed optimum is proposed again.
+  const Proposal c = without.inner->maximize(SolveRequest{&plain, space, {}, data});
+  EXPECT_EQ(c.x[0], 3.0);
+}
