@@ -24,12 +24,6 @@ using namespace arbo::plugins::regevo;
 using arbo::sdk::Parameter;
 using arbo::sdk::Space;
 
-Space binaries(int n) {
-  std::vector<Parameter> p;
-  for (int i = 0; i < n; ++i) p.push_back(Parameter::binary("x" + std::to_string(i)));
-  return Space(p);
-}
-
 TEST(regevo_population, tournament_picks_the_best_two_of_t_distinct_members) {
   Population pop;
   pop.reset(10, 1);

@@ -199,7 +199,9 @@ TEST(regularized_evolution_plugin, never_proposes_an_evaluated_point) {
       }
       const EvaluatedPoints seen(data);
       Additive acq(table);
-      Solver s(space, {{"candidates", std::int64_t{300}}}, seed);
+      // p_m = 0.3: with the paper's 0.01 the tournament (T = 20 > 12 members) keeps breeding
+      // copies of the evaluated maximum, and the proposal comes from the uniform fallback.
+      Solver s(space, {{"candidates", std::int64_t{300}}, {"mutation_probability", 0.3}}, seed);
       const Proposal p = s.solve(&acq, data, {}, exclude);
       ASSERT_TRUE(p.found) << p.note;
       EXPECT_FALSE(seen.contains(p.x)) << p.note;
