@@ -65,7 +65,7 @@ class RegEvoCli : public arbo::test::CliTest {
 
 TEST_F(RegEvoCli, EveryIsingProposalKeepsTheTenBalancesWithoutProjection) {
   write("p.toml", pipeline(5, 30));
-  const CliResult r = arbo("run p.toml --study s --verbose");
+  const CliResult r = arbo("--verbose run p.toml --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const json obs = export_json("s");
   ASSERT_EQ(obs.size(), 30u);
