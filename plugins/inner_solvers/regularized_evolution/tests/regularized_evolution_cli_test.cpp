@@ -5,6 +5,7 @@
 // proposals depend only on the seed (a rerun and a resumed study propose the same points).
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -105,6 +106,24 @@ TEST_F(RegEvoCli, TheSameSeedProposesTheSamePointsAfterARerunAndAResume) {
   write("q.toml", pipeline(8, 24));
   ASSERT_EQ(arbo("run q.toml --study d").code, 0);
   EXPECT_NE(params("d"), a);
+}
+
+// configs/regevo.toml and configs/nn-regevo.toml as committed (budgets, epochs and B cut down):
+// both run on random_mlp, and no point is proposed twice.
+TEST_F(RegEvoCli, TheCommittedPipelinesRunWithoutRepeatingAPoint) {
+  const std::string configs = std::string(ARBO_SOURCE_DIR) + "/configs/";
+  const CliResult free = arbo("run " + configs + "regevo.toml --study free --set study.budget=80");
+  ASSERT_EQ(free.code, 0) << free.out << free.err;
+  const CliResult nn = arbo("run " + configs +
+                            "nn-regevo.toml --study nn --set study.budget=56 --set "
+                            "surrogate.epochs=30 --set inner_solver.candidates=1000");
+  ASSERT_EQ(nn.code, 0) << nn.out << nn.err;
+  for (const auto& [study, budget] : {std::pair<std::string, std::size_t>{"free", 80},
+                                      std::pair<std::string, std::size_t>{"nn", 56}}) {
+    const auto points = params(study);
+    EXPECT_EQ(points.size(), budget) << study;
+    EXPECT_EQ(std::set<std::string>(points.begin(), points.end()).size(), budget) << study;
+  }
 }
 
 }  // namespace
