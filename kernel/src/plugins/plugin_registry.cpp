@@ -3,6 +3,8 @@
 // create instances that keep their library loaded (anchors-style.md §2(a) 5-7, P1-P10).
 #include "arbo/kernel/plugin_registry.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -372,6 +374,15 @@ std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::str
   // Build and install trees both put plugins at <prefix>/lib/arbo/plugins next to bin/.
   if (fs::path exe = fs::read_symlink("/proc/self/exe", ec); !ec) {
     candidates.emplace_back(exe.parent_path() / ".." / "lib" / "arbo" / "plugins", "");
+  }
+  // A process that is not the CLI (python3 loading the arbo module) finds the plugins next to
+  // this library: build and install trees both put them at <libdir>/arbo/plugins beside
+  // libarbo_kernel.so. For the CLI it is the directory above, dropped as a duplicate.
+  if (Dl_info info{}; dladdr(reinterpret_cast<const void*>(&plugin_search_path), &info) != 0 &&
+                      info.dli_fname != nullptr) {
+    if (fs::path lib = fs::canonical(info.dli_fname, ec); !ec) {
+      candidates.emplace_back(lib.parent_path() / "arbo" / "plugins", "");
+    }
   }
 #ifdef ARBO_PLUGIN_INSTALL_DIR
   candidates.emplace_back(ARBO_PLUGIN_INSTALL_DIR, "");
