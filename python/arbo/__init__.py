@@ -30,11 +30,12 @@ from arbo._arbo import (
     plugins,
 )
 
+# arbo.InterruptedError is left out of __all__: a star import would shadow Python's own
+# InterruptedError (an OSError).
 __all__ = [
     "ConfigError",
     "Error",
     "InfeasibleError",
-    "InterruptedError",
     "OutputError",
     "PluginError",
     "Study",
