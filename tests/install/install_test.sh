@@ -30,4 +30,17 @@ grep -q '^surrogate/my_model ' "$work/plugins2.txt" || { cat "$work/plugins2.txt
 cd "$work"
 "$arbo" run "$src/configs/quickstart.toml" --study q --quiet --set study.budget=15 > run.txt
 grep -q 'budget reached: 15 evaluations' run.txt || { cat run.txt; exit 1; }
+# The Python package, where Debian's python3 looks in that prefix (python/CMakeLists.txt), finds
+# the installed plugins and makes a study the installed CLI reads.
+pydir=$(find "$prefix/lib" -path '*-packages/arbo/__init__.py' | head -n 1)
+[ -n "$pydir" ] || { echo "the arbo Python package is not installed"; exit 1; }
+PYTHONPATH=$(dirname "$(dirname "$pydir")") /usr/bin/python3 - "$work/py.study" <<'PY'
+import sys
+import arbo
+assert "problem/branin" in {c["id"] for c in arbo.plugins()}, arbo.plugins()
+study = arbo.create_study(sys.argv[1], toml='[study]\nbudget = 3\n[problem]\nplugin = "branin"\n'
+                          '[initial_design]\nsize = 2\n[inner_solver]\nplugin = "random"\n')
+study.optimize(lambda p: p["x1"] ** 2, 3)
+PY
+"$arbo" show "$work/py.study" | grep -q 'observations: 3 (3 complete' || { "$arbo" show "$work/py.study"; exit 1; }
 echo "install test passed"

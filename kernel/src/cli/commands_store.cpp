@@ -22,6 +22,7 @@
 #include "cli/common.hpp"
 #include "cli/output.hpp"
 #include "engine/evaluation_output.hpp"
+#include "store/stored_json.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -39,17 +40,7 @@ kernel::StudyStore open_store(const std::string& dir) {
   return kernel::StudyStore::open_read_only(dir);
 }
 
-// The stored JSON `what` of observation `id`. Damaged text is a damaged study (exit 5), never an
-// internal error.
-nlohmann::json stored_json(const std::string& dir, std::int64_t id, std::string_view what,
-                           const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    throw kernel::StudyError(fmt::format(
-        "study {}: observation {} is damaged: its {} are not valid JSON", dir, id, what));
-  }
-  return j;
-}
+using kernel::stored_json;
 
 // `s` with every invalid UTF-8 sequence replaced by U+FFFD, as the JSON export writes it: a
 // failure reason quotes a command's output, whatever its encoding.
@@ -137,12 +128,6 @@ int cmd_ask(const std::vector<std::string>& args, const Globals& g) {
   if (!parse_args(args, opts, {required_arg("dir")}, vm)) return kernel::kExitOk;
   kernel::PluginRegistry registry = load_registry(g);
   auto study = kernel::Study::open(dir, registry, g.verbose);
-  if (study->observation_count() >= study->pipeline().budget) {
-    throw kernel::StudyError(fmt::format(
-        "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
-        "--set study.budget=N'",
-        dir, study->pipeline().budget, dir));
-  }
   const kernel::Observation o = study->ask();
   std::cout << fmt::format("{{\"id\": {}, \"params\": {}}}\n", o.id, o.params_json);
   return kernel::kExitOk;
@@ -222,7 +207,7 @@ int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
       // Reasons about the text as a whole already begin with "--json".
       const std::string& reason = r.outcome.reason;
       refuse(has_objective || reason.rfind("--json", 0) == 0 ? reason
-                                                              : fmt::format("--json: {}", reason));
+                                                             : fmt::format("--json: {}", reason));
     }
     out = r.outcome;
   }
@@ -311,44 +296,12 @@ int cmd_export(const std::vector<std::string>& args, const Globals&) {
   const auto finish = [&file] {
     if (file) file->close();
   };
-  const auto obs = store.observations();
   if (format == "json") {
-    const auto stats = store.proposal_stats();
-    nlohmann::json arr = nlohmann::json::array();
-    for (const auto& o : obs) {
-      nlohmann::json j{
-          {"id", o.id},
-          {"status", kernel::to_string(o.status)},
-          {"origin", o.origin},
-          {"params", stored_json(dir, o.id, "params", o.params_json)},
-          {"propose_seconds", o.propose_seconds},
-          {"eval_seconds", o.eval_seconds},
-          {"created_at", o.created_at},
-          {"proposed_by", o.proposed_by_json.empty()
-                              ? nlohmann::json(nullptr)
-                              : stored_json(dir, o.id, "proposer versions", o.proposed_by_json)}};
-      if (o.status == kernel::ObsStatus::Complete) {
-        j["objective"] = o.objective;
-        j["feasible"] = o.feasible;
-        nlohmann::json c = nlohmann::json::object();
-        for (std::size_t k = 0; k < cnames.size(); ++k) {
-          c[cnames[k]] = o.constraints[static_cast<Eigen::Index>(k)];
-        }
-        j["constraints"] = c;
-      }
-      if (o.status == kernel::ObsStatus::Failed) j["reason"] = o.reason;
-      if (o.status != kernel::ObsStatus::Pending) j["finished_at"] = o.finished_at;
-      // Model-based proposals: fit/solve times, model size, nodes, gap and solver status.
-      if (const auto it = stats.find(o.id); it != stats.end()) {
-        j["solver"] = stored_json(dir, o.id, "solver statistics", it->second);
-      }
-      arr.push_back(std::move(j));
-    }
-    // A failure reason may quote a command's output in any encoding: replaced, never fatal.
-    out << arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out << kernel::observations_json(store) << "\n";
     finish();
     return kernel::kExitOk;
   }
+  const auto obs = store.observations();
   // Model-based proposals' statistics (fit/solve times, model size, nodes, gap, status) as
   // one `solver_<key>` column per key any observation has, in key order; empty where absent.
   std::map<std::int64_t, nlohmann::json> stats;

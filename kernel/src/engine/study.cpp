@@ -426,7 +426,17 @@ RunSummary Study::run(const RunOptions& options) {
   return summary;
 }
 
-Observation Study::ask() { return impl_->propose_and_record(true); }
+Observation Study::ask() {
+  // Counted from the opened study (pending observations included), not read again.
+  if (impl_->total >= impl_->pipeline.budget) {
+    const std::string dir = impl_->store.directory().string();
+    throw StudyError(fmt::format(
+        "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
+        "--set study.budget=N'",
+        dir, impl_->pipeline.budget, dir));
+  }
+  return impl_->propose_and_record(true);
+}
 
 void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
   auto obs = impl_->store.observation(id);

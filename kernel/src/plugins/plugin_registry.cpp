@@ -3,6 +3,8 @@
 // create instances that keep their library loaded (anchors-style.md §2(a) 5-7, P1-P10).
 #include "arbo/kernel/plugin_registry.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -369,7 +371,17 @@ std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::str
     }
   }
   std::error_code ec;
-  // Build and install trees both put plugins at <prefix>/lib/arbo/plugins next to bin/.
+  // Build and install trees both put the plugins at <libdir>/arbo/plugins beside
+  // libarbo_kernel.so, which is how a process that is not the CLI (python3 loading the arbo
+  // module) finds them; it comes first, so that python3's own <exe>/../lib/arbo/plugins (an
+  // arbo installed in /usr) does not shadow them. For the CLI both are the same directory.
+  if (Dl_info info{}; dladdr(reinterpret_cast<const void*>(&plugin_search_path), &info) != 0 &&
+                      info.dli_fname != nullptr) {
+    if (fs::path lib = fs::canonical(info.dli_fname, ec); !ec) {
+      candidates.emplace_back(lib.parent_path() / "arbo" / "plugins", "");
+    }
+  }
+  // The CLI: <prefix>/lib/arbo/plugins next to bin/, in the build and install trees.
   if (fs::path exe = fs::read_symlink("/proc/self/exe", ec); !ec) {
     candidates.emplace_back(exe.parent_path() / ".." / "lib" / "arbo" / "plugins", "");
   }

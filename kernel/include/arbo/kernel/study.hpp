@@ -94,6 +94,8 @@ class Study {
   RunSummary run(const RunOptions& options);
 
   /// Proposes one point, records it as pending with origin "ask", and returns it.
+  /// @throws StudyError if the study's observations (pending included) already reach its
+  /// budget; PluginError, InfeasibleError as `run`.
   Observation ask();
   /// Records the outcome of a pending observation (from `ask`). @throws StudyError.
   void tell(std::int64_t id, const EvalOutcome& outcome);

@@ -142,6 +142,14 @@ class StudyStore {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The observations of `store` as the JSON array `arbo export --format json` writes (one
+/// object per observation in id order: id, status, origin, params, objective, feasible and
+/// constraints by name when complete, reason when failed, times, proposer versions, solver
+/// statistics; indented by 2), read by the Python module too. Invalid UTF-8 in a failure
+/// reason is replaced by U+FFFD. O(n) in the observations.
+/// @throws StudyError naming the observation if a stored JSON text is damaged.
+std::string observations_json(const StudyStore& store);
+
 /// An exclusive advisory lock (flock) on `dir/lock`, held for the object's lifetime, so that
 /// one process at a time drives a study (`Study` holds it from before it reads the study until
 /// it is destroyed: `run`, `ask`, `tell`). Readers (`show`, `export`) take no lock. Released by
