@@ -392,6 +392,7 @@ std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::str
   std::vector<fs::path> out;
   std::set<fs::path> seen;
   std::set<std::string> reported;
+  bool builtin_found = false;
   for (const auto& [candidate, origin] : candidates) {
     std::error_code dir_ec;
     const fs::file_status status = fs::status(candidate, dir_ec);
@@ -405,6 +406,14 @@ std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::str
     }
     fs::path canonical = fs::canonical(candidate, dir_ec);
     if (dir_ec) continue;
+    // The built-in entries are alternatives, not a union: the first that exists is this arbo's
+    // own plugin directory. A build tree run on a machine where arbo is also installed
+    // (tools/quickstart installs under /usr/local) would otherwise load both copies and warn
+    // about every duplicate component.
+    if (origin.empty()) {
+      if (builtin_found) continue;
+      builtin_found = true;
+    }
     if (seen.insert(canonical).second) out.push_back(std::move(canonical));
   }
   return out;

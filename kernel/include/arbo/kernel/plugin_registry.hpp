@@ -77,7 +77,9 @@ class PluginRegistry {
 /// `ARBO_PLUGIN_PATH` environment variable (colon-separated), then `<libdir>/arbo/plugins`
 /// beside the loaded libarbo_kernel.so (how the Python module finds them), then
 /// `<exe>/../lib/arbo/plugins` (for the CLI the same directory: build tree and install tree
-/// both have this shape), then the install prefix's plugin directory. Entries that are not
+/// both have this shape), then the install prefix's plugin directory; of these three built-in
+/// entries only the first that exists is searched (one arbo's own plugins, so that a build
+/// tree does not also load an installed copy). Entries that are not
 /// directories are dropped; `ignored`, when not null, receives one warning per such entry the
 /// user gave (`cli_paths` and `ARBO_PLUGIN_PATH`), naming it.
 std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::string>& cli_paths,
