@@ -325,6 +325,35 @@ TEST_F(Parallel, KillNineWithQEvaluationsRunningLeavesNoProcessAndResumeLosesNon
   EXPECT_EQ(ids, (std::set<std::int64_t>{1, 2, 3, 4, 5, 6, 7}));
 }
 
+TEST_F(Parallel, SigtermWithQEvaluationsRunningLeavesThemPendingAndResumeCompletes) {
+  write_pipeline(3, 5, kReal);
+  write("hang_all", "");
+  const pid_t driver = spawn({"run", "p.toml", "--study", "s"});
+  const bool three = wait_until([&] {
+    return fs::exists(dir_ / "pids") &&
+           std::distance(fs::directory_iterator(dir_ / "pids"), fs::directory_iterator{}) >= 3;
+  });
+  ASSERT_EQ(kill(driver, SIGTERM), 0);
+  int status = 0;
+  waitpid(driver, &status, 0);
+  ASSERT_TRUE(three) << slurp(dir_ / "bg_err.txt");
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(dir_ / "bg_err.txt");
+  for (const auto& e : fs::directory_iterator(dir_ / "pids")) {
+    const auto pid = static_cast<pid_t>(std::stol(e.path().filename().string()));
+    EXPECT_TRUE(wait_until([&] { return !alive(pid); })) << "evaluation " << pid << " survived";
+  }
+  const json before = export_json("s");
+  ASSERT_EQ(before.size(), 3u) << before.dump();
+  for (const json& o : before) EXPECT_EQ(o["status"], "pending") << o.dump();
+  write("fast", "");
+  const CliResult r = arbo("run --resume --study s --quiet");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json obs = export_json("s");
+  EXPECT_EQ(obs.size(), 5u);
+  for (const json& o : obs) EXPECT_EQ(o["status"], "complete") << o.dump();
+}
+
 TEST_F(Parallel, WorkersMustBeAPositiveInteger) {
   for (const char* value : {"0", "2.5", "\"4\"", "-1"}) {
     SCOPED_TRACE(value);
