@@ -346,12 +346,26 @@ TEST_F(Parallel, SigtermWithQEvaluationsRunningLeavesThemPendingAndResumeComplet
   const json before = export_json("s");
   ASSERT_EQ(before.size(), 3u) << before.dump();
   for (const json& o : before) EXPECT_EQ(o["status"], "pending") << o.dump();
+  // The resume may change the number of workers; the new number holds.
   write("fast", "");
-  const CliResult r = arbo("run --resume --study s --quiet");
+  const CliResult r = arbo("run --resume --study s --quiet --set study.workers=2");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const json obs = export_json("s");
   EXPECT_EQ(obs.size(), 5u);
   for (const json& o : obs) EXPECT_EQ(o["status"], "complete") << o.dump();
+  check_seen(5, 2);
+  EXPECT_NE(arbo("show s --pipeline").out.find("workers = 2"), std::string::npos);
+}
+
+TEST_F(Parallel, AProblemPluginIsEvaluatedOnePointAtATime) {
+  write("p.toml",
+        "[study]\nbudget = 4\nworkers = 3\n[problem]\nplugin = \"branin\"\n"
+        "[inner_solver]\nplugin = \"random\"\n");
+  const CliResult r = arbo("run p.toml --study s --quiet");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(export_json("s").size(), 4u);
+  EXPECT_NE(slurp(dir_ / "s" / "arbo.log").find("evaluated one point at a time"),
+            std::string::npos);
 }
 
 TEST_F(Parallel, WorkersMustBeAPositiveInteger) {

@@ -537,6 +537,12 @@ RunSummary Study::run(const RunOptions& options) {
   // A problem plugin is evaluated in-process, where nothing says that two evaluations of one
   // instance may run at once: it is evaluated one point at a time whatever [study] workers.
   const bool async = s.pipeline.workers > 1 && !s.components->problem;
+  if (s.pipeline.workers > 1 && !async) {
+    s.logger->info(
+        "study.workers = {} applies to external commands; the problem plugin is "
+        "evaluated one point at a time",
+        s.pipeline.workers);
+  }
   try {
     if (async) {
       s.run_async(pending, pending_left, limit, t0, summary, report);
@@ -604,7 +610,7 @@ EvalOutcome Study::outcome_from_json(const std::string& json_text) const {
   return parse_command_output(json_text, impl_->components->constraints);
 }
 
-void Study::set_limits(std::int64_t budget, double time_limit_seconds) {
+void Study::set_limits(std::int64_t budget, double time_limit_seconds, std::int64_t workers) {
   Impl& s = *impl_;
   if (budget < s.total) {
     throw ConfigError(
@@ -612,9 +618,14 @@ void Study::set_limits(std::int64_t budget, double time_limit_seconds) {
                     "already has",
                     budget, s.total));
   }
-  if (budget == s.pipeline.budget && time_limit_seconds == s.pipeline.time_limit_seconds) return;
+  if (workers <= 0) workers = s.pipeline.workers;
+  if (budget == s.pipeline.budget && time_limit_seconds == s.pipeline.time_limit_seconds &&
+      workers == s.pipeline.workers) {
+    return;
+  }
   s.pipeline.budget = budget;
   s.pipeline.time_limit_seconds = time_limit_seconds;
+  s.pipeline.workers = workers;
   s.store.set_meta("pipeline", to_toml(s.pipeline));
   s.store.set_meta("budget", std::to_string(budget));
 }

@@ -101,9 +101,10 @@ class Study {
   /// or {"error": ...}) into an outcome with this study's constraints.
   EvalOutcome outcome_from_json(const std::string& json_text) const;
 
-  /// Changes the budget and time limit of the stored pipeline (to extend a study on resume).
+  /// Changes the budget, time limit and (unless `workers` is 0) the evaluations run at once of
+  /// the stored pipeline (to extend a study on resume).
   /// @throws ConfigError if `budget` is below the number of observations already made.
-  void set_limits(std::int64_t budget, double time_limit_seconds);
+  void set_limits(std::int64_t budget, double time_limit_seconds, std::int64_t workers = 0);
 
   const Pipeline& pipeline() const noexcept;
   const sdk::Space& space() const noexcept;
