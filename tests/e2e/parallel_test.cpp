@@ -357,6 +357,24 @@ TEST_F(Parallel, SigtermWithQEvaluationsRunningLeavesThemPendingAndResumeComplet
   EXPECT_NE(arbo("show s --pipeline").out.find("workers = 2"), std::string::npos);
 }
 
+TEST_F(Parallel, ExclusionWithPendingPointsEndsOnceEveryPointIsEvaluated) {
+  // 12 points, budget 30, 4 at once: pending points count as evaluated, so the study ends
+  // when the last ones are proposed, and lets them finish.
+  write_pipeline(4, 30, kDiscrete,
+                 "[inner_solver]\nplugin = \"random\"\n[proposal]\nexclude_evaluated = true\n");
+  const CliResult r = arbo("run p.toml --study s --quiet");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("every point has been evaluated"), std::string::npos) << r.out;
+  const json obs = export_json("s");
+  std::set<std::string> points;
+  for (const json& o : obs) {
+    EXPECT_EQ(o["status"], "complete") << o.dump();
+    points.insert(o["params"].dump());
+  }
+  EXPECT_EQ(obs.size(), 12u);
+  EXPECT_EQ(points.size(), 12u);
+}
+
 TEST_F(Parallel, AProblemPluginIsEvaluatedOnePointAtATime) {
   write("p.toml",
         "[study]\nbudget = 4\nworkers = 3\n[problem]\nplugin = \"branin\"\n"
