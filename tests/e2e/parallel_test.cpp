@@ -375,6 +375,22 @@ TEST_F(Parallel, ExclusionWithPendingPointsEndsOnceEveryPointIsEvaluated) {
   EXPECT_EQ(points.size(), 12u);
 }
 
+TEST_F(Parallel, AskedPointsArePendingForTheNextAsk) {
+  // Six asks without a tell on 12 points: random draws repeat some (the log says how they
+  // were replaced), the answers never do.
+  write_pipeline(1, 12, kDiscrete);
+  ASSERT_EQ(arbo("init p.toml --study s").code, 0);
+  std::set<std::string> points;
+  for (int i = 0; i < 6; ++i) {
+    const CliResult r = arbo("ask s");
+    ASSERT_EQ(r.code, 0) << r.err;
+    points.insert(json::parse(r.out)["params"].dump());
+  }
+  EXPECT_EQ(points.size(), 6u);
+  EXPECT_NE(slurp(dir_ / "s" / "arbo.log").find("repeated the pending point"), std::string::npos)
+      << "the test no longer exercises a repeated draw";
+}
+
 TEST_F(Parallel, AProblemPluginIsEvaluatedOnePointAtATime) {
   write("p.toml",
         "[study]\nbudget = 4\nworkers = 3\n[problem]\nplugin = \"branin\"\n"

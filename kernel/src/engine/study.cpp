@@ -594,7 +594,25 @@ RunSummary Study::run(const RunOptions& options) {
   return summary;
 }
 
-Observation Study::ask() { return impl_->propose_and_record(true); }
+Observation Study::ask() {
+  Impl& s = *impl_;
+  // Points asked and not told are being evaluated somewhere: the same rule as run_async's.
+  std::vector<Eigen::VectorXd> pending;
+  for (auto& o : s.store.observations(ObsStatus::Pending)) pending.push_back(std::move(o.x));
+  s.data.set_pending(pending);
+  struct Clear {
+    DatasetBuffer& data;
+    ~Clear() { data.set_pending({}); }
+  } clear{s.data};
+  std::optional<Observation> obs = s.try_propose_and_record(true);
+  if (!obs) {
+    throw InfeasibleError(fmt::format(
+        "every point satisfying the known constraints is pending ({} observations asked and not "
+        "told): tell a result first",
+        pending.size()));
+  }
+  return std::move(*obs);
+}
 
 void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
   auto obs = impl_->store.observation(id);

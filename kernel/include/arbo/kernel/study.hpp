@@ -93,7 +93,10 @@ class Study {
   /// @throws PluginError (a surrogate/acquisition/solver threw), InfeasibleError, StudyError.
   RunSummary run(const RunOptions& options);
 
-  /// Proposes one point, records it as pending with origin "ask", and returns it.
+  /// Proposes one point, records it as pending with origin "ask", and returns it. The study's
+  /// pending observations (asked, not yet told) are the proposal's `Dataset::X_pending`, as
+  /// with `[study] workers`: the point repeats none of them.
+  /// @throws InfeasibleError when every point satisfying the known constraints is pending.
   Observation ask();
   /// Records the outcome of a pending observation (from `ask`). @throws StudyError.
   void tell(std::int64_t id, const EvalOutcome& outcome);
