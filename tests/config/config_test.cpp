@@ -155,6 +155,7 @@ void expect_pipeline_eq(const Pipeline& a, const Pipeline& b) {
   EXPECT_EQ(a.budget, b.budget);
   EXPECT_EQ(a.maximize, b.maximize);
   EXPECT_EQ(a.time_limit_seconds, b.time_limit_seconds);
+  EXPECT_EQ(a.workers, b.workers);
   ASSERT_EQ(a.problem.plugin.has_value(), b.problem.plugin.has_value());
   if (a.problem.plugin) expect_component_eq(*a.problem.plugin, *b.problem.plugin);
   EXPECT_EQ(a.problem.command, b.problem.command);
@@ -185,6 +186,8 @@ void expect_pipeline_eq(const Pipeline& a, const Pipeline& b) {
   EXPECT_EQ(a.augmentation.points, b.augmentation.points);
   EXPECT_EQ(a.proposal.representative, b.proposal.representative);
   EXPECT_EQ(a.proposal.known_penalty, b.proposal.known_penalty);
+  EXPECT_EQ(a.proposal.exclude_evaluated, b.proposal.exclude_evaluated);
+  EXPECT_EQ(a.proposal.pending, b.proposal.pending);
 }
 
 // --- goldens -----------------------------------------------------------------------------------
@@ -581,6 +584,25 @@ TEST(config_to_toml, RoundTripsCommandProblemWithEverything) {
 }
 TEST(config_to_toml, RoundTripsOverriddenPipeline) {
   expect_round_trip(parse(kWithConstraint, {"study.name=x y", "inner_solver.samples=3"}));
+}
+
+// [study] workers and [proposal] pending (issue 27): defaults, and read back from to_toml.
+TEST(config_to_toml, RoundTripsWorkersAndPendingRule) {
+  using Rule = arbo::kernel::ProposalOptions::Pending;
+  const Pipeline defaults = parse(kMinimal);
+  EXPECT_EQ(defaults.workers, 1);
+  EXPECT_EQ(defaults.proposal.pending, Rule::ConstantLiarWorst);
+  const std::pair<const char*, Rule> rules[] = {{"constant_liar_worst", Rule::ConstantLiarWorst},
+                                                {"constant_liar_best", Rule::ConstantLiarBest},
+                                                {"constant_liar_mean", Rule::ConstantLiarMean},
+                                                {"ignore", Rule::Ignore}};
+  for (const auto& [name, rule] : rules) {
+    const Pipeline p = parse(std::string("[study]\nworkers = 7\n") + kMinimal +
+                             "\n[proposal]\npending = \"" + name + "\"\n");
+    EXPECT_EQ(p.workers, 7);
+    EXPECT_EQ(p.proposal.pending, rule) << name;
+    expect_round_trip(p);
+  }
 }
 
 // [proposal] is read, written only when it changes something, and read back.

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <filesystem>
 #include <fstream>
 
@@ -120,6 +123,42 @@ TEST_F(CommandEvaluatorTest, CommandThatIgnoresStdinAndPrintsALot) {
   const auto o = run("head -c 2000000 /dev/zero | tr '\\0' 'x'\necho\necho 1.25\n");
   ASSERT_TRUE(o.ok) << o.reason;
   EXPECT_EQ(o.objective, 1.25);
+}
+
+// [study] workers: evaluate() runs on several threads at once, and no command's supervisor holds
+// a pipe of another running evaluation. One that did would keep that command's stdin open (it
+// would never see EOF) and its life pipe (its supervisor would not see the driver die).
+TEST_F(CommandEvaluatorTest, ConcurrentEvaluationsDoNotHoldEachOthersPipes) {
+  // Observation 1 waits for the file `go`; the others print how many pipes their supervisor
+  // (the command's parent) holds.
+  std::ofstream(dir_ / "obj.sh")
+      << "read line\n"
+         "case \"$line\" in *'\"id\": 1,'*)\n"
+         "  touch started; i=0\n"
+         "  while [ ! -e go ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done\n"
+         "  echo 0; exit 0;;\n"
+         "esac\n"
+         "ls -l /proc/$PPID/fd | grep -c pipe:\n";
+  ProblemSpec spec;
+  spec.command = {"/bin/sh", "obj.sh"};
+  spec.timeout_seconds = 60.0;
+  auto ev = make_command_evaluator(spec, {}, dir_);
+  const EvalOutcome alone = ev->evaluate(2, Eigen::VectorXd::Zero(1), "{}");
+  ASSERT_TRUE(alone.ok) << alone.reason;
+  EvalOutcome first;
+  std::thread t([&] { first = ev->evaluate(1, Eigen::VectorXd::Zero(1), "{}"); });
+  for (int i = 0; i < 3000 && !fs::exists(dir_ / "started"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const bool started = fs::exists(dir_ / "started");
+  const EvalOutcome beside = ev->evaluate(3, Eigen::VectorXd::Zero(1), "{}");
+  std::ofstream(dir_ / "go") << "";
+  t.join();
+  ASSERT_TRUE(started);
+  ASSERT_TRUE(first.ok) << first.reason;
+  ASSERT_TRUE(beside.ok) << beside.reason;
+  EXPECT_EQ(beside.objective, alone.objective)
+      << "the supervisor of a command started beside another holds that one's pipes";
 }
 
 TEST(CommandEvaluator, MissingExecutableIsAFailureNamingIt) {

@@ -46,13 +46,18 @@ struct Log {
   std::size_t solver_rows = 0;  // rows of the dataset the solver was given, last call
   std::size_t solver_dim = 0;
   std::size_t solver_constraints = 0;
+  sdk::Dataset fitted;             // the data of the last fit (a copy)
+  std::size_t solver_pending = 0;  // rows of X_pending the solver was given, last call
 };
 
 // Mean = sum of the coordinates, variance 1. Optionally throws from predict().
 class TinySurrogate : public sdk::Surrogate {
  public:
   TinySurrogate(Log& log, bool throw_in_predict) : log_(log), throw_(throw_in_predict) {}
-  void fit(const sdk::Dataset&, const sdk::Metric&) override { ++log_.fits; }
+  void fit(const sdk::Dataset& data, const sdk::Metric&) override {
+    ++log_.fits;
+    log_.fitted = data;
+  }
   void predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
                Eigen::VectorXd& variance) const override {
     if (throw_) throw std::runtime_error("surrogate exploded");
@@ -112,6 +117,7 @@ class TinySolver : public sdk::InnerSolver {
     ++log_.solves;
     log_.solver_saw_acquisition = r.acquisition != nullptr;
     log_.solver_rows = r.data.size();
+    log_.solver_pending = static_cast<std::size_t>(r.data.X_pending.rows());
     log_.solver_dim = r.data.dim();
     log_.solver_constraints = r.data.num_constraints();
     if (mode_ == SolverMode::Throw) throw std::runtime_error("solver exploded");
@@ -202,6 +208,7 @@ struct RigOptions {
   bool acquisition_throws = false;
   SolverMode solver = SolverMode::Search;
   bool solver_ignores_data = false;  // BlindTinySolver
+  ProposalOptions::Pending pending = ProposalOptions::Pending::ConstantLiarWorst;
 };
 
 // A study's components wired by hand, as `assemble` wires the plugins'.
@@ -213,6 +220,7 @@ class Rig {
     pipeline_.design = DesignMethod::Random;
     pipeline_.design_size = 3;
     pipeline_.augmentation.points = 5;
+    pipeline_.proposal.pending = o.pending;
     pipeline_.inner_solver = ComponentSpec{sdk::Kind::InnerSolver, "tiny", {}, {}};
     c_ = std::make_unique<Components>();
     c_->space = sdk::Space({sdk::Parameter::real("x0", 0, 1), sdk::Parameter::real("x1", 0, 1)});
@@ -510,6 +518,64 @@ TEST_F(ProposerTest, TheSolversOwnErrorNamesTheSolver) {
   rig.observe(0.1, 0.1);
   EXPECT_EQ(plugin_error([&] { rig.proposer->propose(3); }),
             "inner_solver/tiny: maximize(): solver exploded");
+}
+
+// [proposal] pending (issue 27): the surrogates are fitted to the pending points with the
+// rule's lie per column; the solver gets the true data with X_pending; the incumbent stays the
+// best completed value.
+TEST_F(ProposerTest, PendingPointsEnterTheFitWithTheRulesLie) {
+  using Rule = ProposalOptions::Pending;
+  const std::pair<Rule, double> rules[] = {
+      {Rule::ConstantLiarWorst, 1.5}, {Rule::ConstantLiarBest, 0.5}, {Rule::ConstantLiarMean, 1.0}};
+  for (const auto& [rule, lie] : rules) {
+    RigOptions o;
+    o.pending = rule;
+    Rig rig(o, dir_ / ("s" + std::to_string(static_cast<int>(rule))));
+    rig.observe(0.2, 0.3);  // y 0.5
+    rig.observe(0.5, 0.5);  // y 1.0
+    rig.observe(0.7, 0.8);  // y 1.5
+    Eigen::VectorXd a(2), b(2);
+    a << 0.1, 0.9;
+    b << 0.9, 0.1;
+    rig.data.set_pending({a, b});
+    rig.proposer->propose(3);
+    const sdk::Dataset& fitted = rig.log.fitted;
+    ASSERT_EQ(fitted.X.rows(), 5) << static_cast<int>(rule);
+    EXPECT_EQ(fitted.X.row(3), a.transpose());
+    EXPECT_EQ(fitted.X.row(4), b.transpose());
+    EXPECT_DOUBLE_EQ(fitted.y[3], lie);
+    EXPECT_DOUBLE_EQ(fitted.y[4], lie);
+    EXPECT_DOUBLE_EQ(fitted.C(3, 0), -1.0);  // every completed c is -1
+    EXPECT_EQ(fitted.feasible.size(), 5u);
+    EXPECT_EQ(rig.log.solver_rows, 3u) << "the solver gets the true data";
+    EXPECT_EQ(rig.log.solver_pending, 2u);
+  }
+  Rig ignore(RigOptions{.pending = Rule::Ignore}, dir_ / "ignore");
+  ignore.observe(0.2, 0.3);
+  Eigen::VectorXd a(2);
+  a << 0.1, 0.9;
+  ignore.data.set_pending({a});
+  ignore.proposer->propose(3);
+  EXPECT_EQ(ignore.log.fitted.X.rows(), 1);
+  EXPECT_EQ(ignore.log.solver_pending, 1u);
+}
+
+// A proposal that repeats a pending point is replaced by a random point that is not pending.
+TEST_F(ProposerTest, AProposalNeverRepeatsAPendingPoint) {
+  Rig a({}, dir_ / "a");
+  Rig b({}, dir_ / "b");
+  for (Rig* r : {&a, &b}) {
+    r->observe(0.2, 0.3);
+    r->observe(0.5, 0.5);
+    r->observe(0.7, 0.8);
+  }
+  const ProposedPoint first = a.proposer->propose(3);
+  b.data.set_pending({first.x});
+  const ProposedPoint second = b.proposer->propose(3);
+  EXPECT_GT((second.x - first.x).cwiseAbs().maxCoeff(), 1e-9);
+  EXPECT_EQ(second.origin, Origin::Fallback);
+  EXPECT_EQ(second.stage, Origin::Model);
+  EXPECT_FALSE(second.repeats_pending);
 }
 
 TEST(ProposalStats, SerializesToTheStoredJson) {

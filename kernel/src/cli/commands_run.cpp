@@ -27,10 +27,12 @@ namespace arbo::cli {
 
 namespace {
 
-// The stored pipeline with budget and time limit neutralized: what must match on resume.
+// The stored pipeline with budget, time limit and workers neutralized: what must match on
+// resume.
 std::string comparable(kernel::Pipeline p) {
   p.budget = 0;
   p.time_limit_seconds = 0;
+  p.workers = 1;
   p.source_path.clear();
   p.problem.working_directory.clear();
   return kernel::to_toml(p);
@@ -87,11 +89,12 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
       kernel::Pipeline p = kernel::load_pipeline(file, sets, kernel::lookup_from(registry));
       if (comparable(p) != comparable(study->pipeline())) {
         throw kernel::ConfigError(
-            fmt::format("{} does not match the pipeline stored in {}; only study.budget and "
-                        "study.time_limit may change on resume (see 'arbo show {} --pipeline')",
+            fmt::format("{} does not match the pipeline stored in {}; only study.budget, "
+                        "study.time_limit and study.workers may change on resume (see 'arbo "
+                        "show {} --pipeline')",
                         sdk::excerpt(file), sdk::excerpt(study_dir), sdk::excerpt(study_dir)));
       }
-      study->set_limits(p.budget, p.time_limit_seconds);
+      study->set_limits(p.budget, p.time_limit_seconds, p.workers);
     } else if (!sets.empty()) {
       // Without a file, --set may extend the stored study's limits. The values go through
       // the pipeline loader like any --set (one parser, one validation): the stored pipeline
@@ -99,10 +102,11 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
       for (const auto& s : sets) {
         const auto eq = s.find('=');
         const std::string key = eq == std::string::npos ? s : trim_blanks(s.substr(0, eq));
-        if (eq == std::string::npos || (key != "study.budget" && key != "study.time_limit")) {
+        if (eq == std::string::npos ||
+            (key != "study.budget" && key != "study.time_limit" && key != "study.workers")) {
           throw kernel::ConfigError(fmt::format(
-              "--set {}: on resume without a FILE only study.budget and study.time_limit can be "
-              "set",
+              "--set {}: on resume without a FILE only study.budget, study.time_limit and "
+              "study.workers can be set",
               sdk::excerpt(s)));
         }
       }
@@ -110,7 +114,7 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
           kernel::parse_pipeline(kernel::to_toml(study->pipeline()),
                                  (fs::path(study_dir) / "study.db").string() + " [stored pipeline]",
                                  sets, kernel::lookup_from(registry));
-      study->set_limits(p.budget, p.time_limit_seconds);
+      study->set_limits(p.budget, p.time_limit_seconds, p.workers);
     }
   } else {
     const std::string text = kernel::read_pipeline_file(file);

@@ -43,14 +43,14 @@ const Names kTopLevelKeys = {
     "study",     "problem",     "black_box_constraints", "known_constraints", "initial_design",
     "surrogate", "acquisition", "inner_solver",          "model_solver",      "augmentation",
     "proposal"};
-const Names kStudyKeys = {"name", "seed", "budget", "direction", "time_limit"};
+const Names kStudyKeys = {"name", "seed", "budget", "direction", "time_limit", "workers"};
 const Names kCommandKeys = {"command", "timeout", "workdir", "parameters"};
 const Names kParameterKeys = {"name", "type",    "low",     "high",
                               "log",  "choices", "default", "active_if"};
 const Names kBlackBoxKeys = {"name", "sense", "threshold"};
 const Names kDesignKeys = {"method", "size"};
 const Names kAugmentationKeys = {"cheap_constraints", "points"};
-const Names kProposalKeys = {"representative", "known_penalty", "exclude_evaluated"};
+const Names kProposalKeys = {"representative", "known_penalty", "exclude_evaluated", "pending"};
 const Names kParamTypes = {"real", "integer", "categorical", "binary"};
 
 constexpr std::int64_t kDefaultDesignSize = 10;
@@ -59,6 +59,9 @@ constexpr std::int64_t kDefaultDesignSize = 10;
 constexpr std::int64_t kMaxExactInteger = std::int64_t{1} << 53;
 // Most points drawn at once for the initial design or the knowledge augmentation.
 constexpr std::int64_t kMaxDrawnPoints = 1'000'000;
+// Most evaluations in flight: each holds two processes and six pipes; beyond this the driver
+// would run out of descriptors under the default limit of 1024.
+constexpr std::int64_t kMaxWorkers = 128;
 
 bool contains(const Names& names, std::string_view key) {
   return std::find(names.begin(), names.end(), key) != names.end();
@@ -374,6 +377,15 @@ class PipelineReader {
              fmt::format("must be at most {:.0f} seconds (about 31 years), got {}", kMaxSeconds,
                          p.time_limit_seconds),
              "too long");
+      }
+    }
+    if (const auto* v = find_key(*study, "workers")) {
+      p.workers = read_int(*v, "study.workers", "an integer >= 1 (evaluations run at once)");
+      if (p.workers < 1 || p.workers > kMaxWorkers) {
+        fail(*v, "study.workers",
+             fmt::format("must be between 1 and {} (evaluations run at once), got {}", kMaxWorkers,
+                         p.workers),
+             "out of range");
       }
     }
   }
@@ -841,6 +853,21 @@ class PipelineReader {
     }
     if (const auto* v = find_key(*table, "exclude_evaluated")) {
       p.proposal.exclude_evaluated = read_bool(*v, "proposal.exclude_evaluated");
+    }
+    if (const auto* v = find_key(*table, "pending")) {
+      const std::vector<std::string> rules = {"constant_liar_worst", "constant_liar_best",
+                                              "constant_liar_mean", "ignore"};
+      const std::string r = read_string(*v, "proposal.pending", "a pending-point rule");
+      const auto it = std::find(rules.begin(), rules.end(), r);
+      if (it == rules.end()) {
+        const std::string hint = sdk::nearest_name(r, rules);
+        fail(*v, "proposal.pending",
+             fmt::format("must be one of \"{}\", got \"{}\"{}", fmt::join(rules, "\", \""),
+                         sdk::excerpt(r),
+                         hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint)),
+             "unknown rule");
+      }
+      p.proposal.pending = static_cast<ProposalOptions::Pending>(it - rules.begin());
     }
     if (const auto* v = find_key(*table, "known_penalty")) {
       p.proposal.known_penalty =

@@ -98,6 +98,16 @@ void write_parameter(std::string& out, const sdk::Parameter& p) {
 
 }  // namespace
 
+const char* to_string(ProposalOptions::Pending rule) noexcept {
+  switch (rule) {
+    case ProposalOptions::Pending::ConstantLiarWorst: return "constant_liar_worst";
+    case ProposalOptions::Pending::ConstantLiarBest: return "constant_liar_best";
+    case ProposalOptions::Pending::ConstantLiarMean: return "constant_liar_mean";
+    case ProposalOptions::Pending::Ignore: return "ignore";
+  }
+  return "unknown";
+}
+
 std::string to_toml(const Pipeline& pipeline) {
   std::string out;
   out += "[study]\n";
@@ -107,6 +117,7 @@ std::string to_toml(const Pipeline& pipeline) {
   write_kv(out, "budget", std::to_string(pipeline.budget));
   write_kv(out, "direction", pipeline.maximize ? "\"maximize\"" : "\"minimize\"");
   write_kv(out, "time_limit", format_double(pipeline.time_limit_seconds));
+  write_kv(out, "workers", std::to_string(pipeline.workers));
 
   const ProblemSpec& problem = pipeline.problem;
   out += "\n[problem]\n";
@@ -168,11 +179,13 @@ std::string to_toml(const Pipeline& pipeline) {
     write_kv(out, "points", std::to_string(pipeline.augmentation.points));
   }
   const ProposalOptions& proposal = pipeline.proposal;
-  if (proposal.representative || proposal.known_penalty > 0.0 || proposal.exclude_evaluated) {
+  if (proposal.representative || proposal.known_penalty > 0.0 || proposal.exclude_evaluated ||
+      proposal.pending != ProposalOptions::Pending::ConstantLiarWorst) {
     out += "\n[proposal]\n";
     write_kv(out, "representative", proposal.representative ? "true" : "false");
     write_kv(out, "known_penalty", format_double(proposal.known_penalty));
     write_kv(out, "exclude_evaluated", proposal.exclude_evaluated ? "true" : "false");
+    write_kv(out, "pending", quote_string(to_string(proposal.pending)));
   }
   return out;
 }

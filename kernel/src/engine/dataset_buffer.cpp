@@ -56,6 +56,18 @@ void DatasetBuffer::append_failed(const Eigen::VectorXd& x) {
   ++failed_;
 }
 
+void DatasetBuffer::set_pending(const std::vector<Eigen::VectorXd>& points) {
+  const Eigen::Index d = view_.X_pending.cols();
+  view_.X_pending.resize(static_cast<Eigen::Index>(points.size()), d);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (points[i].size() != d) {
+      view_.X_pending.resize(0, d);
+      throw sdk::InvalidArgument("DatasetBuffer::set_pending(): point has the wrong length");
+    }
+    view_.X_pending.row(static_cast<Eigen::Index>(i)) = points[i].transpose();
+  }
+}
+
 const sdk::Dataset& DatasetBuffer::view() {
   if (!y_.empty()) {
     const auto k = static_cast<Eigen::Index>(y_.size());

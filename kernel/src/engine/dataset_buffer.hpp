@@ -39,6 +39,14 @@ class DatasetBuffer {
   /// @throws sdk::InvalidArgument when `x` has not length d.
   void append_failed(const Eigen::VectorXd& x);
 
+  /// Sets the points being evaluated (`sdk::Dataset::X_pending` of `view`), replacing the
+  /// previous ones; each of length d. O(p d).
+  /// @throws sdk::InvalidArgument when a point has not length d.
+  void set_pending(const std::vector<Eigen::VectorXd>& points);
+
+  /// The points of the last `set_pending` (p x d), without bringing `view` up to date. O(1).
+  const Eigen::MatrixXd& pending() const noexcept { return view_.X_pending; }
+
   /// Completed observations appended so far (whether `view` has copied them yet or not).
   std::size_t size() const noexcept { return view_size_ + y_.size(); }
 

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -108,8 +109,13 @@ struct SpawnPlan {
   int in_r = -1, out_w = -1, err_w = -1, exec_w = -1;  // the command's ends
   int status_w = -1, life_r = -1;                      // the supervisor's ends
   int driver_ends[6] = {-1, -1, -1, -1, -1, -1};       // closed in the supervisor
-  sigset_t driver_mask{};                              // the mask the command starts with
-  int max_fd = 1024;                                   // descriptors to close without close_range
+  // The driver's ends of the other evaluations running at once, also closed in the supervisor:
+  // one that kept another command's stdin open would keep it from seeing its end, and one that
+  // kept another's life pipe open would keep that supervisor from seeing the driver die.
+  const int* other_ends = nullptr;
+  std::size_t other_count = 0;
+  sigset_t driver_mask{};  // the mask the command starts with
+  int max_fd = 1024;       // descriptors to close without close_range
 };
 
 // Close-on-exec pipe; throws nothing, returns false with errno set.
@@ -176,6 +182,7 @@ extern "C" void on_sigchld(int) {}
 // among them, until the group is gone. Never returns.
 [[noreturn]] void supervise(const SpawnPlan& p) {
   for (int fd : p.driver_ends) close(fd);
+  for (std::size_t i = 0; i < p.other_count; ++i) close(p.other_ends[i]);
   // Orphans of the command are re-parented here rather than to init: the supervisor reaps
   // them, and so knows when the whole group is gone.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -276,6 +283,8 @@ class CommandEvaluator final : public Evaluator {
     workdir_ = wd.empty() ? std::string(".") : wd.string();
   }
 
+  // Safe to call from several threads at once (`[study] workers`): the members it reads are
+  // constant, and the spawn of each command happens under `spawn_mutex_`.
   EvalOutcome evaluate(std::int64_t id, const Eigen::VectorXd&,
                        const std::string& params_json) override {
     if (interrupted()) throw InterruptedError(interrupted_message(id));
@@ -344,10 +353,13 @@ class CommandEvaluator final : public Evaluator {
         status[2] = {-1, -1}, life[2] = {-1, -1};
     const auto close_all = [&] {
       for (int* p : {in, out, err, exec, status, life}) {
-        close_fd(p[0]);
-        close_fd(p[1]);
+        close_driver_end(p[0]);
+        close_driver_end(p[1]);
       }
     };
+    // From the first pipe to the registration of the driver's ends, no other evaluation forks:
+    // its supervisor would keep this one's ends open (see SpawnPlan::other_ends).
+    std::unique_lock<std::recursive_mutex> spawning(spawn_mutex_);
     if (!make_pipe(in) || !make_pipe(out) || !make_pipe(err) || !make_pipe(exec) ||
         !make_pipe(status) || !make_pipe(life)) {
       error = fmt::format("cannot create pipes: {}", std::strerror(errno));
@@ -369,6 +381,9 @@ class CommandEvaluator final : public Evaluator {
     plan.max_fd = static_cast<int>(std::clamp<long>(sysconf(_SC_OPEN_MAX), 1024, 1 << 20));
     const int driver_ends[6] = {in[1], out[0], err[0], exec[0], status[0], life[1]};
     std::copy(std::begin(driver_ends), std::end(driver_ends), std::begin(plan.driver_ends));
+    const std::vector<int> others = open_ends_;  // allocated before fork()
+    plan.other_ends = others.data();
+    plan.other_count = others.size();
 
     // Interrupts stay blocked in the supervisor; blocking them across fork() also keeps the
     // CLI's handler from running in the child.
@@ -381,6 +396,8 @@ class CommandEvaluator final : public Evaluator {
     const int fork_errno = errno;
     pthread_sigmask(SIG_SETMASK, &plan.driver_mask, nullptr);
     for (int* fd : {&in[0], &out[1], &err[1], &exec[1], &status[1], &life[0]}) close_fd(*fd);
+    open_ends_.insert(open_ends_.end(), std::begin(driver_ends), std::end(driver_ends));
+    spawning.unlock();
     if (sup < 0) {
       error = fmt::format("fork failed: {}", std::strerror(fork_errno));
       close_all();
@@ -407,7 +424,7 @@ class CommandEvaluator final : public Evaluator {
       finish();
       return false;
     }
-    close_fd(exec[0]);
+    close_driver_end(exec[0]);
     set_nonblock(in[1]);
     set_nonblock(out[0]);
     set_nonblock(err[0]);
@@ -431,7 +448,7 @@ class CommandEvaluator final : public Evaluator {
         sink.append(buf, static_cast<std::size_t>(n));
         return static_cast<std::size_t>(n);
       }
-      if (n == 0 || errno != EAGAIN) close_fd(fd);
+      if (n == 0 || errno != EAGAIN) close_driver_end(fd);
       return 0;
     };
     // Writing stdin and draining both outputs in one poll loop avoids deadlock when the
@@ -474,7 +491,7 @@ class CommandEvaluator final : public Evaluator {
           const ssize_t w = write(in[1], input.data() + written, input.size() - written);
           if (w > 0) written += static_cast<std::size_t>(w);
           if (w < 0 && errno != EAGAIN) written = input.size();  // EPIPE: stdin ignored
-          if (written >= input.size()) close_fd(in[1]);
+          if (written >= input.size()) close_driver_end(in[1]);
         } else if (fds[k].fd == out[0]) {
           read_into(out[0], r.out);
         } else {
@@ -533,9 +550,21 @@ class CommandEvaluator final : public Evaluator {
     return true;
   }
 
+  // Closes one of the driver's ends of a pipe and forgets it (no-op for -1).
+  void close_driver_end(int& fd) {
+    if (fd < 0) return;
+    std::lock_guard<std::recursive_mutex> lock(spawn_mutex_);
+    const auto it = std::find(open_ends_.begin(), open_ends_.end(), fd);
+    if (it != open_ends_.end()) open_ends_.erase(it);
+    close_fd(fd);
+  }
+
   ProblemSpec spec_;
   std::vector<BlackBoxConstraint> cons_;
   std::string workdir_;
+  // Recursive: a failure while spawning closes the pipes with the lock held.
+  std::recursive_mutex spawn_mutex_;
+  std::vector<int> open_ends_;  // the driver's ends of the running evaluations' pipes
 };
 
 }  // namespace

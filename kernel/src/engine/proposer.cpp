@@ -239,7 +239,7 @@ std::optional<std::string> Proposer::blame(const std::exception* e, std::string_
 double Proposer::fit_and_bind(std::uint64_t uk) {
   augmentation_.ensure();
   const auto t0 = Clock::now();
-  const sdk::Dataset& data = data_.view();
+  const sdk::Dataset& data = with_lies(data_.view());
   for (std::size_t m = 0; m < c_.surrogates.size(); ++m) {
     MetricModel& model = c_.surrogates[m];
     sdk::Metric metric;
@@ -254,8 +254,11 @@ double Proposer::fit_and_bind(std::uint64_t uk) {
   }
   // The acquisition gets the surrogates' proxies, so that an error of a surrogate called by
   // the acquisition (here or inside the solver) names the surrogate.
-  sdk::AcquisitionInputs in{
-      data, c_.surrogates.empty() ? nullptr : c_.surrogates[0].guarded.get(), {}, data.incumbent()};
+  // The incumbent is the best feasible *completed* observation: a lie is not one.
+  sdk::AcquisitionInputs in{data,
+                            c_.surrogates.empty() ? nullptr : c_.surrogates[0].guarded.get(),
+                            {},
+                            data_.view().incumbent()};
   for (std::size_t m = 1; m < c_.surrogates.size(); ++m) {
     in.constraints.push_back(c_.surrogates[m].guarded.get());
   }
@@ -318,7 +321,73 @@ void Proposer::warn_if_constant(const std::string& solver_id) const {
       pipeline_.acquisition->id(), r.lowest(), r.count(), solver_id);
 }
 
+// [proposal] pending, the constant liars (Ginsbourger, Le Riche & Carraro 2010, Sec. 3.2):
+// `data` plus one row per pending point whose objective and constraint values are the largest
+// (worst: y is minimized, c <= 0 holds), smallest (best) or mean completed value of each
+// column. Returns `data` itself when there is nothing to add. O((n + p) (d + m)), a copy that
+// the fits it precedes exceed.
+const sdk::Dataset& Proposer::with_lies(const sdk::Dataset& data) {
+  using Rule = ProposalOptions::Pending;
+  const Rule rule = pipeline_.proposal.pending;
+  const Eigen::Index p = data.X_pending.rows();
+  const Eigen::Index n = data.X.rows();
+  if (p == 0 || n == 0 || rule == Rule::Ignore) return data;
+  const auto lie = [&](const Eigen::VectorXd& v) {
+    switch (rule) {
+      case Rule::ConstantLiarBest: return v.minCoeff();
+      case Rule::ConstantLiarMean: return v.mean();
+      default: return v.maxCoeff();
+    }
+  };
+  lied_ = data;
+  lied_.X.conservativeResize(n + p, Eigen::NoChange);
+  lied_.X.bottomRows(p) = data.X_pending;
+  lied_.y.conservativeResize(n + p);
+  lied_.y.tail(p).setConstant(lie(data.y));
+  lied_.C.conservativeResize(n + p, Eigen::NoChange);
+  for (Eigen::Index j = 0; j < data.C.cols(); ++j) {
+    lied_.C.col(j).tail(p).setConstant(lie(data.C.col(j)));
+  }
+  for (Eigen::Index i = n; i < n + p; ++i) {
+    lied_.feasible.push_back(
+        static_cast<std::uint8_t>(lied_.C.cols() == 0 || lied_.C.row(i).maxCoeff() <= 0.0));
+  }
+  return lied_;
+}
+
+bool Proposer::is_pending(const Eigen::MatrixXd& pending, const Eigen::VectorXd& x) {
+  for (Eigen::Index i = 0; i < pending.rows(); ++i) {
+    if ((pending.row(i).transpose() - x).cwiseAbs().maxCoeff() <= kSamePoint) return true;
+  }
+  return false;
+}
+
 ProposedPoint Proposer::propose(std::int64_t k) {
+  ProposedPoint out = propose_any(k);
+  const Eigen::MatrixXd& pending = data_.pending();
+  if (!is_pending(pending, out.x)) return out;
+  // A deterministic solver on a model that the lies did not change enough, a snapped design
+  // point, or a solver that saw no data: the point would be evaluated twice at once.
+  const auto uk = static_cast<std::uint64_t>(k);
+  std::optional<sdk::EvaluatedPoints> evaluated;
+  if (pipeline_.proposal.exclude_evaluated) evaluated.emplace(data_.view());
+  const auto candidates = make_design(c_.space, DesignMethod::Random, kFallbackDraws,
+                                      pipeline_.seed ^ (kPendingSeedBase + uk), nullptr);
+  const bool penalized = pipeline_.proposal.known_penalty > 0.0 && out.stage == Origin::Model;
+  for (const Eigen::VectorXd& cand : candidates) {
+    if (is_pending(pending, cand) || (evaluated && evaluated->contains(cand))) continue;
+    if (!penalized && c_.known_violation(cand) > kKnownTolerance) continue;
+    logger_.info("proposal {} repeated the pending point {}; proposing the random point {} instead",
+                 k + 1, c_.space.describe(out.x), c_.space.describe(cand));
+    out.x = cand;
+    out.origin = Origin::Fallback;
+    return out;
+  }
+  out.repeats_pending = true;
+  return out;
+}
+
+ProposedPoint Proposer::propose_any(std::int64_t k) {
   const auto uk = static_cast<std::uint64_t>(k);
   ProposedPoint out;
   // The design is built only while it is still being proposed: a study resumed past it

@@ -77,6 +77,8 @@ struct ProposedPoint {
   /// After a fit: the state of each surrogate with `sdk::SavesState`, by metric (0 the
   /// objective, 1 + k constraint k), to be stored with the proposal.
   std::map<int, std::string> surrogate_states;
+  /// The point repeats a pending one and no other could be drawn (`Proposer::propose`).
+  bool repeats_pending = false;
 };
 
 class Proposer {
@@ -92,6 +94,14 @@ class Proposer {
   ///         component), InfeasibleError (no point satisfying the known constraints),
   ///         ExhaustedError ([proposal] exclude_evaluated, and every point satisfying them has
   ///         been evaluated).
+  ///
+  /// With points pending (`Dataset::X_pending` of the study's dataset, set by the study while
+  /// several evaluations run), the surrogates are fitted to the data plus the pending points
+  /// with the lie of `[proposal] pending`, and the proposal never repeats a pending point:
+  /// one that does is replaced by the first of a few uniform draws (seeded by k) that
+  /// satisfies the known constraints and is neither pending nor, with exclude_evaluated,
+  /// evaluated. `repeats_pending` is set when no such draw exists (the study then waits for
+  /// an evaluation to finish and proposes again).
   ProposedPoint propose(std::int64_t k);
 
   /// Hands each surrogate with `sdk::SavesState` its stored state (by metric, as
@@ -102,6 +112,9 @@ class Proposer {
   void restore_states(const std::map<int, std::string>& states);
 
  private:
+  ProposedPoint propose_any(std::int64_t k);
+  const sdk::Dataset& with_lies(const sdk::Dataset& data);
+  static bool is_pending(const Eigen::MatrixXd& pending, const Eigen::VectorXd& x);
   const std::vector<Eigen::VectorXd>& initial_design();
   void top_up_design_by_projection();
   double fit_and_bind(std::uint64_t uk);
@@ -126,6 +139,7 @@ class Proposer {
   bool solver_ignores_data_ = false;
   std::vector<Eigen::VectorXd> design_;
   bool design_ready_ = false;
+  sdk::Dataset lied_;  // the data plus the pending points with their lies (fit_and_bind)
 };
 
 }  // namespace arbo::kernel

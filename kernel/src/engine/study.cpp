@@ -3,7 +3,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <limits>
+#include <list>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -184,7 +190,11 @@ struct Study::Impl {
 
   // Proposes observation number `total` and records it as pending, with its statistics, in
   // one transaction. `ask` overrides the stored origin.
-  Observation propose_and_record(bool ask) {
+  Observation propose_and_record(bool ask) { return *try_propose_and_record(ask); }
+
+  // As propose_and_record, but empty when the proposal repeats a point being evaluated and no
+  // other could be drawn (ProposedPoint::repeats_pending; only while points are pending).
+  std::optional<Observation> try_propose_and_record(bool ask) {
     Observation obs;
     const auto t0 = Clock::now();
     ProposedPoint p = proposer->propose(total);
@@ -194,6 +204,7 @@ struct Study::Impl {
     if (interrupt->load()) {
       throw InterruptedError(fmt::format("interrupted while proposing observation {}", total + 1));
     }
+    if (p.repeats_pending) return std::nullopt;
     const bool design = p.stage == Origin::Design;
     obs.x = std::move(p.x);
     obs.proposed_by_json = design ? components->design_proposed_by : components->model_proposed_by;
@@ -225,6 +236,150 @@ struct Study::Impl {
       command_seconds += obs.eval_seconds;
     }
     record(obs, out);
+  }
+
+  // One evaluation running on its own thread (run_async).
+  struct Running {
+    Observation obs;
+    Clock::time_point t0;
+    std::thread thread;
+    EvalOutcome out;
+    std::exception_ptr error;
+  };
+
+  // [study] workers > 1 with an external command: up to q evaluations run at once, each on a
+  // thread of its own that only waits for its command (CommandEvaluator::evaluate is
+  // thread-safe); everything else (proposals, the store, the dataset) stays on this thread.
+  // When one finishes it is recorded, and the next point is proposed with the others in
+  // Dataset::X_pending. `rerun` are the pending observations of an earlier run, started
+  // first. `pending_left` counts the study's pending observations (for progress reports).
+  void run_async(std::vector<Observation>& rerun, std::int64_t& pending_left, double limit,
+                 Clock::time_point t0, RunSummary& summary,
+                 const std::function<void(const Observation&)>& report) {
+    const auto q = static_cast<std::size_t>(pipeline.workers);
+    // The evaluations' interrupt flag: set on the user's interrupt, and when this run ends by
+    // an exception (the evaluations then stop, stay pending and are re-run on resume).
+    std::atomic<bool> stop{false};
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<Running*> finished;  // in the order they finished
+    std::list<Running> running;
+    components->evaluator->set_interrupt(&stop);
+    struct Cleanup {
+      Impl& s;
+      std::atomic<bool>& stop;
+      std::list<Running>& running;
+      ~Cleanup() {
+        stop = true;
+        for (auto& r : running) {
+          if (r.thread.joinable()) r.thread.join();
+        }
+        s.components->evaluator->set_interrupt(s.interrupt);
+        s.data.set_pending({});
+      }
+    } cleanup{*this, stop, running};
+
+    const auto update_pending = [&] {
+      std::vector<Eigen::VectorXd> points;
+      points.reserve(running.size());
+      for (const auto& r : running) points.push_back(r.obs.x);
+      data.set_pending(points);
+    };
+    const auto launch = [&](Observation obs) {
+      Running& r = running.emplace_back();
+      r.obs = std::move(obs);
+      r.t0 = Clock::now();
+      r.thread = std::thread([&, rp = &r] {
+        try {
+          rp->out = components->evaluator->evaluate(rp->obs.id, rp->obs.x, rp->obs.params_json);
+        } catch (...) {
+          rp->error = std::current_exception();
+        }
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          finished.push_back(rp);
+        }
+        cv.notify_one();
+      });
+      update_pending();
+    };
+    // Waits for the next evaluation to finish (passing the user's interrupt on), and records
+    // it; one that was interrupted stays pending.
+    const auto collect_one = [&] {
+      Running* r = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        while (finished.empty()) {
+          if (interrupt->load()) stop = true;
+          cv.wait_for(lock, std::chrono::milliseconds(100));
+        }
+        r = finished.front();
+        finished.pop_front();
+      }
+      r->thread.join();
+      Observation obs = std::move(r->obs);
+      const EvalOutcome out = std::move(r->out);
+      const std::exception_ptr error = r->error;
+      obs.eval_seconds = seconds_since(r->t0);
+      running.remove_if([r](const Running& x) { return &x == r; });
+      update_pending();
+      if (error) {
+        try {
+          std::rethrow_exception(error);
+        } catch (const InterruptedError& e) {
+          logger->info("{}", e.what());
+          summary.termination = Termination::Interrupted;
+          return;
+        }
+      }
+      command_seconds += obs.eval_seconds;  // summed over evaluations: may exceed wall time
+      record(obs, out);
+      --pending_left;
+      report(obs);
+    };
+
+    std::size_t next_rerun = 0;
+    bool proposing = true;
+    while (true) {
+      if (interrupt->load()) {
+        summary.termination = Termination::Interrupted;
+        stop = true;
+        proposing = false;
+      }
+      while (proposing && running.size() < q) {
+        if (next_rerun < rerun.size()) {
+          logger->info("re-running pending observation {}", rerun[next_rerun].id);
+          launch(std::move(rerun[next_rerun++]));
+          continue;
+        }
+        if (total >= pipeline.budget) {
+          proposing = false;
+          break;
+        }
+        if (limit > 0 && seconds_since(t0) >= limit) {
+          summary.termination = Termination::TimeLimit;
+          proposing = false;
+          break;
+        }
+        if (limit > 0) components->solver_context->set_budget(limit - seconds_since(t0));
+        std::optional<Observation> obs;
+        try {
+          obs = try_propose_and_record(false);
+        } catch (const ExhaustedError& e) {
+          // The points being evaluated count as evaluated: their results add no new point.
+          if (running.empty()) throw;
+          logger->info("{}", e.what());
+          summary.termination = Termination::Exhausted;
+          proposing = false;
+          break;
+        }
+        if (!obs) break;  // every other point is pending: wait for one to finish
+        ++pending_left;
+        launch(std::move(*obs));
+      }
+      if (running.empty()) break;
+      collect_one();
+    }
   }
 
   void record(Observation& obs, const EvalOutcome& out) {
@@ -379,7 +534,20 @@ RunSummary Study::run(const RunOptions& options) {
   };
 
   summary.termination = Termination::BudgetReached;
+  // A problem plugin is evaluated in-process, where nothing says that two evaluations of one
+  // instance may run at once: it is evaluated one point at a time whatever [study] workers.
+  const bool async = s.pipeline.workers > 1 && !s.components->problem;
+  if (s.pipeline.workers > 1 && !async) {
+    s.logger->info(
+        "study.workers = {} applies to external commands; the problem plugin is "
+        "evaluated one point at a time",
+        s.pipeline.workers);
+  }
   try {
+    if (async) {
+      s.run_async(pending, pending_left, limit, t0, summary, report);
+      pending.clear();
+    }
     for (auto& o : pending) {
       if (s.interrupt->load()) throw InterruptedError("interrupted");
       s.logger->info("re-running pending observation {}", o.id);
@@ -387,7 +555,7 @@ RunSummary Study::run(const RunOptions& options) {
       --pending_left;
       report(o);
     }
-    while (s.total < s.pipeline.budget) {
+    while (!async && s.total < s.pipeline.budget) {
       if (s.interrupt->load()) {
         summary.termination = Termination::Interrupted;
         break;
@@ -427,15 +595,31 @@ RunSummary Study::run(const RunOptions& options) {
 }
 
 Observation Study::ask() {
+  Impl& s = *impl_;
   // Counted from the opened study (pending observations included), not read again.
-  if (impl_->total >= impl_->pipeline.budget) {
-    const std::string dir = impl_->store.directory().string();
+  if (s.total >= s.pipeline.budget) {
+    const std::string dir = s.store.directory().string();
     throw StudyError(fmt::format(
         "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
         "--set study.budget=N'",
-        dir, impl_->pipeline.budget, dir));
+        dir, s.pipeline.budget, dir));
   }
-  return impl_->propose_and_record(true);
+  // Points asked and not told are being evaluated somewhere: the same rule as run_async's.
+  std::vector<Eigen::VectorXd> pending;
+  for (auto& o : s.store.observations(ObsStatus::Pending)) pending.push_back(std::move(o.x));
+  s.data.set_pending(pending);
+  struct Clear {
+    DatasetBuffer& data;
+    ~Clear() { data.set_pending({}); }
+  } clear{s.data};
+  std::optional<Observation> obs = s.try_propose_and_record(true);
+  if (!obs) {
+    throw InfeasibleError(fmt::format(
+        "every point satisfying the known constraints is pending ({} observations asked and not "
+        "told): tell a result first",
+        pending.size()));
+  }
+  return std::move(*obs);
 }
 
 void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
@@ -452,7 +636,7 @@ EvalOutcome Study::outcome_from_json(const std::string& json_text) const {
   return parse_command_output(json_text, impl_->components->constraints);
 }
 
-void Study::set_limits(std::int64_t budget, double time_limit_seconds) {
+void Study::set_limits(std::int64_t budget, double time_limit_seconds, std::int64_t workers) {
   Impl& s = *impl_;
   if (budget < s.total) {
     throw ConfigError(
@@ -460,9 +644,14 @@ void Study::set_limits(std::int64_t budget, double time_limit_seconds) {
                     "already has",
                     budget, s.total));
   }
-  if (budget == s.pipeline.budget && time_limit_seconds == s.pipeline.time_limit_seconds) return;
+  if (workers <= 0) workers = s.pipeline.workers;
+  if (budget == s.pipeline.budget && time_limit_seconds == s.pipeline.time_limit_seconds &&
+      workers == s.pipeline.workers) {
+    return;
+  }
   s.pipeline.budget = budget;
   s.pipeline.time_limit_seconds = time_limit_seconds;
+  s.pipeline.workers = workers;
   s.store.set_meta("pipeline", to_toml(s.pipeline));
   s.store.set_meta("budget", std::to_string(budget));
 }

@@ -74,6 +74,9 @@ std::unique_ptr<Evaluator> make_problem_evaluator(std::shared_ptr<sdk::Problem> 
 /// read when the command exits: output written later by processes it left behind is not.
 /// When the output exceeds 4 MiB, only its last 4 MiB are kept and the result is the last
 /// line. The command inherits no descriptor but its stdin, stdout and stderr.
+///
+/// `evaluate` may run on several threads at once (`[study] workers`): each call spawns its own
+/// command, and each supervisor closes the driver's pipe ends of the other running commands.
 std::unique_ptr<Evaluator> make_command_evaluator(const ProblemSpec& spec,
                                                   std::vector<BlackBoxConstraint> constraints,
                                                   const std::filesystem::path& base_dir);

@@ -96,7 +96,20 @@ struct ProposalOptions {
   /// without Real parameters. When every point satisfying the known constraints has been
   /// evaluated, the study ends cleanly ("every point has been evaluated").
   bool exclude_evaluated = false;
+  /// What the surrogates see of the points still being evaluated when the study runs several
+  /// evaluations at once (`[study] workers` > 1). Every solver receives them in
+  /// `Dataset::X_pending` whatever the rule; the constant liars also add each one to the data
+  /// the surrogates are fitted to, with a made-up ("lie") value per metric: the largest
+  /// (worst, in minimization sense), the smallest (best) or the mean of the completed values
+  /// (Ginsbourger, Le Riche & Carraro 2010, "Kriging is well-suited to parallelize
+  /// optimization", Sec. 3.2, CL[max]/CL[min]/CL[mean]). `Ignore` fits the models to the
+  /// completed observations only.
+  enum class Pending { ConstantLiarWorst, ConstantLiarBest, ConstantLiarMean, Ignore };
+  Pending pending = Pending::ConstantLiarWorst;
 };
+
+/// The TOML spelling of a pending rule ("constant_liar_worst", ...).
+const char* to_string(ProposalOptions::Pending rule) noexcept;
 
 /// The whole study definition.
 struct Pipeline {
@@ -105,6 +118,9 @@ struct Pipeline {
   std::int64_t budget = 100;  ///< total evaluations, initial design included
   bool maximize = false;
   double time_limit_seconds = 0.0;  ///< 0 = none; wall clock of one `run` call
+  /// Evaluations of an external command run at once (>= 1); a problem plugin is always
+  /// evaluated one point at a time.
+  std::int64_t workers = 1;
   ProblemSpec problem;
   std::vector<BlackBoxConstraint> black_box;  ///< external command: declared in TOML;
                                               ///< problem plugin: filled from the problem

@@ -28,5 +28,8 @@ inline constexpr std::uint64_t kAugmentationSeedXor = 0x6175676d656e7421ull;
 inline constexpr std::uint64_t kProjectionSeedXor = 0x70726f6a65637421ull;
 /// Seed of the fallback draws of proposal k: study seed xor (this + k) ("fallback").
 inline constexpr std::uint64_t kFallbackSeedBase = 0x66616c6c6261636bull;
+/// Seed of the draws that replace proposal k when it repeats a pending point: study seed xor
+/// (this + k) ("pending!").
+inline constexpr std::uint64_t kPendingSeedBase = 0x70656e64696e6721ull;
 
 }  // namespace arbo::kernel

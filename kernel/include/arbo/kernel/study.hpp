@@ -93,9 +93,12 @@ class Study {
   /// @throws PluginError (a surrogate/acquisition/solver threw), InfeasibleError, StudyError.
   RunSummary run(const RunOptions& options);
 
-  /// Proposes one point, records it as pending with origin "ask", and returns it.
+  /// Proposes one point, records it as pending with origin "ask", and returns it. The study's
+  /// pending observations (asked, not yet told) are the proposal's `Dataset::X_pending`, as
+  /// with `[study] workers`: the point repeats none of them.
   /// @throws StudyError if the study's observations (pending included) already reach its
-  /// budget; PluginError, InfeasibleError as `run`.
+  /// budget; InfeasibleError when every point satisfying the known constraints is pending;
+  /// PluginError as `run`.
   Observation ask();
   /// Records the outcome of a pending observation (from `ask`). @throws StudyError.
   void tell(std::int64_t id, const EvalOutcome& outcome);
@@ -103,9 +106,10 @@ class Study {
   /// or {"error": ...}) into an outcome with this study's constraints.
   EvalOutcome outcome_from_json(const std::string& json_text) const;
 
-  /// Changes the budget and time limit of the stored pipeline (to extend a study on resume).
+  /// Changes the budget, time limit and (unless `workers` is 0) the evaluations run at once of
+  /// the stored pipeline (to extend a study on resume).
   /// @throws ConfigError if `budget` is below the number of observations already made.
-  void set_limits(std::int64_t budget, double time_limit_seconds);
+  void set_limits(std::int64_t budget, double time_limit_seconds, std::int64_t workers = 0);
 
   const Pipeline& pipeline() const noexcept;
   const sdk::Space& space() const noexcept;

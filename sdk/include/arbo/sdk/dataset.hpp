@@ -34,9 +34,9 @@ struct Metric {
 /// - `C(i, j) <= 0` iff black-box constraint j holds at row i (the kernel applies the user's
 ///   threshold and sense: c = value - threshold for "<=", threshold - value for ">=");
 /// - failed evaluations (crash, timeout, NaN) are not in X/y/C but in `X_failed`;
-/// - points proposed but not yet evaluated are in `X_pending` (for constant liars and
-///   exclusion cuts when several evaluations run at once; today the kernel evaluates one
-///   point at a time, so it is always empty, 0 x d).
+/// - points being evaluated are in `X_pending` (p x d; `[study] workers` > 1, else empty),
+///   for exclusion cuts and pending-aware acquisitions; under a `[proposal] pending` constant
+///   liar the surrogates' data also holds them as rows of X/y/C with made-up values.
 /// Rows are in the order the observations completed; the same point may appear more than
 /// once (nothing stops an inner solver from proposing an observed point again).
 ///

@@ -41,8 +41,8 @@ struct SolveRequest {
   /// satisfy every one (`violation(x) <= 1e-6` after snapping, as the kernel checks).
   std::vector<const Constraint*> constraints;
   /// Observations so far, in the conventions of dataset.hpp; model-based solvers use the
-  /// feasible ones as starting points. `X_pending` is empty while the kernel evaluates one
-  /// point at a time (today always). Empty (no rows) when `acquisition` is nullptr and the
+  /// feasible ones as starting points. `X_pending` holds the points being evaluated
+  /// (`[study] workers` > 1; empty otherwise); the kernel replaces an answer that repeats one. Empty (no rows) when `acquisition` is nullptr and the
   /// solver declares `IgnoresDataWithoutModel` (capabilities/inner_solver.hpp).
   const Dataset& data;
   /// The pipeline's `[proposal] exclude_evaluated`: the answer must differ from every

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Wall-clock speed-up of [study] workers: random search, 12 evaluations of an external command
+# that sleeps 1 s, with q = 1, 2 and 4, each measured in this script; ratios against q = 1.
+# Usage: bench/parallel/speedup.sh [path/to/arbo]   (default: build/bin/arbo)
+set -eu
+ARBO=$(realpath "${1:-build/bin/arbo}")
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+cat > obj.py <<'PY'
+import json, sys, time
+p = json.load(sys.stdin)["params"]
+time.sleep(1.0)
+print((p["x"] - 0.3) ** 2)
+PY
+base=""
+for q in 1 2 4; do
+  cat > p$q.toml <<TOML
+[study]
+seed = 1
+budget = 12
+workers = $q
+[problem]
+command = ["python3", "obj.py"]
+[[problem.parameters]]
+name = "x"
+type = "real"
+low = 0.0
+high = 1.0
+[initial_design]
+size = 2
+[inner_solver]
+plugin = "random"
+TOML
+  t0=$(date +%s.%N)
+  "$ARBO" run p$q.toml --study s$q --quiet > /dev/null
+  t1=$(date +%s.%N)
+  wall=$(echo "$t1 - $t0" | bc -l)
+  [ -z "$base" ] && base=$wall
+  printf 'workers = %d: %6.2f s wall, speed-up %.2f x\n' "$q" "$wall" "$(echo "$base / $wall" | bc -l)"
+done
