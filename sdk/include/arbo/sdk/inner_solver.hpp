@@ -42,8 +42,9 @@ struct SolveRequest {
   std::vector<const Constraint*> constraints;
   /// Observations so far, in the conventions of dataset.hpp; model-based solvers use the
   /// feasible ones as starting points. `X_pending` holds the points being evaluated
-  /// (`[study] workers` > 1; empty otherwise); the kernel replaces an answer that repeats one. Empty (no rows) when `acquisition` is nullptr and the
-  /// solver declares `IgnoresDataWithoutModel` (capabilities/inner_solver.hpp).
+  /// (`[study] workers` > 1; empty otherwise); the kernel replaces an answer that repeats one.
+  /// Empty (no rows) when `acquisition` is nullptr and the solver declares
+  /// `IgnoresDataWithoutModel` (capabilities/inner_solver.hpp).
   const Dataset& data;
   /// The pipeline's `[proposal] exclude_evaluated`: the answer must differ from every
   /// evaluated point of `data` (rows of X, X_failed and X_pending; exclusion.hpp). Set only
