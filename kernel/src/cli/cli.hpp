@@ -12,6 +12,9 @@ namespace arbo::cli {
 struct Globals {
   std::vector<std::string> plugin_paths;  ///< --plugin-path, in order
   bool verbose = false;
+  /// false: only `plugin_paths` and ARBO_PLUGIN_PATH are searched, not arbo's own plugin
+  /// directory (bench/fuzz's harnesses, which load a chosen few plugins per input).
+  bool builtin_plugin_dirs = true;
 };
 
 int cmd_run(const std::vector<std::string>& args, const Globals& g);

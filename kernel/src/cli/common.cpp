@@ -86,7 +86,8 @@ void release_interrupts() {
 kernel::PluginRegistry load_registry(const Globals& g) {
   kernel::PluginRegistry registry;
   std::vector<std::string> ignored;
-  registry.load_search_path(kernel::plugin_search_path(g.plugin_paths, &ignored));
+  registry.load_search_path(
+      kernel::plugin_search_path(g.plugin_paths, &ignored, g.builtin_plugin_dirs));
   for (const auto& w : ignored) std::cerr << fmt::format("arbo: warning: {}\n", w);
   report_load_failures(registry);
   return registry;

@@ -353,7 +353,8 @@ std::shared_ptr<sdk::Component> PluginRegistry::create(const ComponentEntry& ent
 }
 
 std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::string>& cli_paths,
-                                                      std::vector<std::string>* ignored) {
+                                                      std::vector<std::string>* ignored,
+                                                      bool builtin) {
   // Each candidate with where it came from; the user's own entries are reported when they are
   // not directories, the built-in ones (which need not exist) are not.
   std::vector<std::pair<fs::path, std::string>> candidates;
@@ -411,7 +412,7 @@ std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::str
     // (tools/quickstart installs under /usr/local) would otherwise load both copies and warn
     // about every duplicate component.
     if (origin.empty()) {
-      if (builtin_found) continue;
+      if (builtin_found || !builtin) continue;
       builtin_found = true;
     }
     if (seen.insert(canonical).second) out.push_back(std::move(canonical));

@@ -82,7 +82,10 @@ class PluginRegistry {
 /// tree does not also load an installed copy). Entries that are not
 /// directories are dropped; `ignored`, when not null, receives one warning per such entry the
 /// user gave (`cli_paths` and `ARBO_PLUGIN_PATH`), naming it.
+/// `builtin = false` leaves the three built-in entries out (a harness that wants exactly the
+/// directories it names).
 std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::string>& cli_paths,
-                                                      std::vector<std::string>* ignored = nullptr);
+                                                      std::vector<std::string>* ignored = nullptr,
+                                                      bool builtin = true);
 
 }  // namespace arbo::kernel

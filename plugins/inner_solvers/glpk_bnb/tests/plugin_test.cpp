@@ -257,11 +257,13 @@ class Linear final : public Acquisition, public FormulatesAcquisition {
     m.set_objective(o);
     if (onehot_ < 0) return;
     const int xv = p.x_vars[static_cast<std::size_t>(onehot_)];
-    const Variable& v = m.variables()[static_cast<std::size_t>(xv)];
+    // Copies: add_variable below may reallocate the model's variables.
+    const double lower = m.variables()[static_cast<std::size_t>(xv)].lower;
+    const double upper = m.variables()[static_cast<std::size_t>(xv)].upper;
     ValueIndicators ind{xv, {}, {}};
     LinearRow one{"one", {}, RowSense::Equal, 1.0};
     LinearRow link{"link", {{xv, 1.0}}, RowSense::Equal, 0.0};
-    for (double k = v.lower; k <= v.upper; k += 1.0) {
+    for (double k = lower; k <= upper; k += 1.0) {
       const int z = m.add_variable("z", VarType::Binary, 0, 1);
       ind.values.push_back(k);
       ind.binaries.push_back(z);
