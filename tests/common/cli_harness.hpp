@@ -8,13 +8,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -82,6 +85,26 @@ inline pid_t spawn_arbo(const fs::path& dir, const std::vector<std::string>& arg
 
 /// Waits for a spawned process: its exit status, or 128 + the signal that ended it (-1 when
 /// it cannot be waited for).
+// True while process `pid` exists and is not a zombie (an orphan's zombie may wait for an init
+// that does not reap).
+inline bool alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  const auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+// Polls `done` until it holds or `seconds` pass; whether it held.
+inline bool wait_until(const std::function<bool()>& done, double seconds = 60.0) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 inline int wait_exit_code(pid_t pid) {
   int status = 0;
   if (pid <= 0 || ::waitpid(pid, &status, 0) != pid) return -1;

@@ -28,7 +28,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using arbo::test::alive;
 using arbo::test::CliResult;
+using arbo::test::wait_until;
 using arbo::test::slurp;
 using nlohmann::json;
 
@@ -121,24 +123,6 @@ name = "c"
 type = "categorical"
 choices = ["a", "bb", "ccc", "dddd"]
 )";
-
-// True while process `pid` exists and is not a zombie.
-bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return false;
-  const auto paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
-}
-
-bool wait_until(const std::function<bool()>& done, double seconds = 60.0) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
 
 // Processes whose command line mentions `needle` (every process in /proc).
 std::vector<pid_t> processes_with(const std::string& needle) {

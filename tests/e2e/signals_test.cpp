@@ -26,7 +26,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using arbo::test::alive;
 using arbo::test::CliResult;
+using arbo::test::wait_until;
 using arbo::test::slurp;
 using nlohmann::json;
 
@@ -49,26 +51,6 @@ std::string command(const std::string& argv, double timeout = 120.0) {
 std::string long_command(const std::string& trap) {
   return command(R"(["sh", "-c", "if [ -e fast ]; then echo 1; exit 0; fi; )" + trap +
                  R"( sleep 300 & echo $! > child.pid; echo $$ > cmd.pid; wait"])");
-}
-
-// True while process `pid` exists and is not a zombie (an orphan's zombie may wait for an init
-// that does not reap).
-bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return false;
-  const auto paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
-}
-
-// Polls `done` until it holds or `seconds` pass; whether it held.
-bool wait_until(const std::function<bool()>& done, double seconds = 60.0) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
 }
 
 class Signals : public arbo::test::CliTest {
