@@ -30,8 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 using arbo::test::alive;
 using arbo::test::CliResult;
-using arbo::test::wait_until;
 using arbo::test::slurp;
+using arbo::test::wait_until;
 using nlohmann::json;
 
 // The command of every test: marks itself running (running/<id> holds its params), records how

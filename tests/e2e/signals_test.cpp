@@ -28,8 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 using arbo::test::alive;
 using arbo::test::CliResult;
-using arbo::test::wait_until;
 using arbo::test::slurp;
+using arbo::test::wait_until;
 using nlohmann::json;
 
 // A pipeline; `problem` is the body of its [problem] table.
@@ -67,7 +67,6 @@ class Signals : public arbo::test::CliTest {
     waitpid(pid, &status, 0);
     return std::nullopt;
   }
-
 
   // The pid written to `file`, once it is there.
   std::optional<pid_t> pid_in(const std::string& file) {
