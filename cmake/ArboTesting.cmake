@@ -11,11 +11,12 @@
 # area (anchor the short area names: "abi" and "sdk" also occur inside other tests' names).
 include(GoogleTest)
 
-# arbo_add_test(<name> SOURCES <files...> [LINK <libs...>])
+# arbo_add_test(<name> SOURCES <files...> [LINK <libs...>] [PROPERTIES <ctest properties...>])
 # One GoogleTest executable; its tests are registered with ctest individually as
-# <name>.<Suite>.<Test>.
+# <name>.<Suite>.<Test>, each with TIMEOUT 300 and the given PROPERTIES (pairs of name and
+# value, as set_tests_properties takes them).
 function(arbo_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK;PROPERTIES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LINK} GTest::gtest GTest::gtest_main)
   # Shared test helpers are included as "common/..." (tests/common).
@@ -32,7 +33,8 @@ function(arbo_add_test name)
     target_compile_options(${name} PRIVATE -O0)
   endif()
   gtest_discover_tests(${name} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
-                       TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+                       TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60
+                       PROPERTIES TIMEOUT 300 ${ARG_PROPERTIES})
 endfunction()
 
 # arbo_test_needs_plugins(<test> <plugin targets...>): the test runs the real binary or loads

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Wall-clock speed-up of [study] workers: random search, 12 evaluations of an external command
-# that sleeps 1 s, with q = 1, 2 and 4, each measured in this script; ratios against q = 1.
+# Wall-clock speed-up of [study] workers: random search, 24 evaluations of an external command
+# that sleeps 1 s, with q = 1, 2, 4 and 8, each measured in this script; ratios against q = 1.
 # Usage: bench/parallel/speedup.sh [path/to/arbo]   (default: build/bin/arbo)
 set -eu
 ARBO=$(realpath "${1:-build/bin/arbo}")
@@ -14,11 +14,11 @@ time.sleep(1.0)
 print((p["x"] - 0.3) ** 2)
 PY
 base=""
-for q in 1 2 4; do
+for q in 1 2 4 8; do
   cat > p$q.toml <<TOML
 [study]
 seed = 1
-budget = 12
+budget = 24
 workers = $q
 [problem]
 command = ["python3", "obj.py"]

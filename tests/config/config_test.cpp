@@ -161,6 +161,14 @@ void expect_pipeline_eq(const Pipeline& a, const Pipeline& b) {
   EXPECT_EQ(a.problem.command, b.problem.command);
   EXPECT_EQ(a.problem.timeout_seconds, b.problem.timeout_seconds);
   EXPECT_EQ(a.problem.working_directory, b.problem.working_directory);
+  EXPECT_EQ(a.problem.executor, b.problem.executor);
+  EXPECT_EQ(a.problem.slurm.partition, b.problem.slurm.partition);
+  EXPECT_EQ(a.problem.slurm.memory, b.problem.slurm.memory);
+  EXPECT_EQ(a.problem.slurm.cpus, b.problem.slurm.cpus);
+  EXPECT_EQ(a.problem.slurm.job_name, b.problem.slurm.job_name);
+  EXPECT_EQ(a.problem.slurm.sbatch_args, b.problem.slurm.sbatch_args);
+  EXPECT_EQ(a.problem.slurm.poll_seconds, b.problem.slurm.poll_seconds);
+  EXPECT_EQ(a.problem.slurm.cancel_on_exit, b.problem.slurm.cancel_on_exit);
   ASSERT_EQ(a.problem.parameters.size(), b.problem.parameters.size());
   for (std::size_t i = 0; i < a.problem.parameters.size(); ++i) {
     expect_parameter_eq(a.problem.parameters[i], b.problem.parameters[i]);
@@ -582,6 +590,37 @@ TEST(config_to_toml, RoundTripsConstrainedPluginProblem) {
 TEST(config_to_toml, RoundTripsCommandProblemWithEverything) {
   expect_round_trip(parse(kCommandPipeline));
 }
+// [problem] executor = "slurm" and [problem.slurm] (issue 27): read, written only for Slurm (a
+// local pipeline's text is unchanged), and read back.
+TEST(config_to_toml, RoundTripsSlurmExecutor) {
+  const Pipeline local = parse(kCommandPipeline);
+  EXPECT_EQ(local.problem.executor, arbo::kernel::Executor::Local);
+  EXPECT_EQ(to_toml(local).find("slurm"), std::string::npos);
+  std::string text = kCommandPipeline;
+  const std::string head = "[problem]\n";
+  ASSERT_NE(text.find(head), std::string::npos);
+  text.insert(text.find(head) + head.size(), "executor = \"slurm\"\n");
+  const Pipeline defaults = parse(text);
+  EXPECT_EQ(defaults.problem.executor, arbo::kernel::Executor::Slurm);
+  EXPECT_EQ(defaults.problem.slurm.job_name, "arbo");
+  EXPECT_EQ(defaults.problem.slurm.poll_seconds, 10.0);
+  EXPECT_FALSE(defaults.problem.slurm.cancel_on_exit);
+  expect_round_trip(defaults);
+  const Pipeline full =
+      parse(text +
+            "\n[problem.slurm]\npartition = \"short\"\nmemory = \"4G\"\ncpus = 2\n"
+            "job_name = \"wing\"\nsbatch_args = [\"--account=a b\", \"--qos=q\"]\npoll = 30\n"
+            "cancel_on_exit = true\n");
+  EXPECT_EQ(full.problem.slurm.partition, "short");
+  EXPECT_EQ(full.problem.slurm.memory, "4G");
+  EXPECT_EQ(full.problem.slurm.cpus, 2);
+  EXPECT_EQ(full.problem.slurm.job_name, "wing");
+  EXPECT_EQ(full.problem.slurm.sbatch_args, (std::vector<std::string>{"--account=a b", "--qos=q"}));
+  EXPECT_EQ(full.problem.slurm.poll_seconds, 30.0);
+  EXPECT_TRUE(full.problem.slurm.cancel_on_exit);
+  expect_round_trip(full);
+}
+
 TEST(config_to_toml, RoundTripsOverriddenPipeline) {
   expect_round_trip(parse(kWithConstraint, {"study.name=x y", "inner_solver.samples=3"}));
 }

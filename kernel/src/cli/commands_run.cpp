@@ -64,10 +64,13 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
   po::options_description opts("arbo run FILE [options]");
   std::string file, study_dir;
   std::vector<std::string> sets;
-  bool resume = false, quiet = false;
+  bool resume = false, quiet = false, cancel_on_exit = false;
   opts.add_options()("help,h", "show this help")("study", po::value(&study_dir),
                                                  "study directory (default: ./<file stem>.study)")(
       "resume", po::bool_switch(&resume), "continue the study in --study (or the default dir)")(
+      "cancel-on-exit", po::bool_switch(&cancel_on_exit),
+      "executor = \"slurm\": scancel the study's running jobs when the run is interrupted "
+      "(default: they go on, and --resume collects them)")(
       "set", po::value(&sets)->composing(), "override a pipeline value: KEY.PATH=VALUE")(
       "quiet,q", po::bool_switch(&quiet), "no per-evaluation output")("file", po::value(&file),
                                                                       "pipeline TOML file");
@@ -129,6 +132,7 @@ int cmd_run(const std::vector<std::string>& args, const Globals& g) {
   const bool tty = isatty(STDOUT_FILENO) != 0;
   kernel::RunOptions options;
   options.interrupt = &interrupt_flag();
+  options.cancel_on_exit = cancel_on_exit;
   const std::vector<std::string> cnames = [&] {
     std::vector<std::string> n;
     for (const auto& c : study->constraints()) n.push_back(c.name);

@@ -22,6 +22,14 @@
 
 namespace arbo::kernel {
 
+const char* to_string(Executor executor) noexcept {
+  switch (executor) {
+    case Executor::Local: return "local";
+    case Executor::Slurm: return "slurm";
+  }
+  return "unknown";
+}
+
 const char* to_string(DesignMethod method) noexcept {
   switch (method) {
     case DesignMethod::Random: return "random";
@@ -44,7 +52,9 @@ const Names kTopLevelKeys = {
     "surrogate", "acquisition", "inner_solver",          "model_solver",      "augmentation",
     "proposal"};
 const Names kStudyKeys = {"name", "seed", "budget", "direction", "time_limit", "workers"};
-const Names kCommandKeys = {"command", "timeout", "workdir", "parameters"};
+const Names kCommandKeys = {"command", "timeout", "workdir", "parameters", "executor", "slurm"};
+const Names kSlurmKeys = {"partition",   "memory", "cpus",          "job_name",
+                          "sbatch_args", "poll",   "cancel_on_exit"};
 const Names kParameterKeys = {"name", "type",    "low",     "high",
                               "log",  "choices", "default", "active_if"};
 const Names kBlackBoxKeys = {"name", "sense", "threshold"};
@@ -497,6 +507,7 @@ class PipelineReader {
     if (const auto* v = find_key(table, "workdir")) {
       problem.working_directory = read_string(*v, "problem.workdir", "a directory (a string)");
     }
+    read_executor(table, problem);
     const TomlValue* params = find_key(table, "parameters");
     if (params == nullptr || (params->is_array() && params->as_array().empty())) {
       fail(params != nullptr ? *params : table, "problem.parameters",
@@ -505,6 +516,76 @@ class PipelineReader {
            "no parameters");
     }
     read_parameters(*params, problem.parameters);
+  }
+
+  // [problem] executor and [problem.slurm] (docs/slurm.md).
+  void read_executor(const TomlValue& table, ProblemSpec& problem) const {
+    const TomlValue* slurm = find_key(table, "slurm");
+    if (const auto* v = find_key(table, "executor")) {
+      const std::string name = read_string(*v, "problem.executor", "\"local\" or \"slurm\"");
+      if (name == "slurm") {
+        problem.executor = Executor::Slurm;
+      } else if (name != "local") {
+        fail(*v, "problem.executor",
+             fmt::format("unknown executor '{}'; valid: local, slurm", sdk::excerpt(name)),
+             "unknown executor");
+      }
+    }
+    if (slurm == nullptr) return;
+    if (problem.executor != Executor::Slurm) {
+      fail(*slurm, "problem.slurm", "applies only with executor = \"slurm\"",
+           "without executor = \"slurm\"", {"add executor = \"slurm\" to [problem]"});
+    }
+    require_table(*slurm, "problem.slurm", "[problem.slurm]");
+    check_keys(*slurm, "problem.slurm", kSlurmKeys, "in [problem.slurm]");
+    SlurmOptions& o = problem.slurm;
+    // Each value becomes one argument of sbatch (no shell): a newline or a NUL in one would
+    // make a job script or an argument that says something else than the file.
+    const auto text = [&](const char* key, const char* expected) -> std::optional<std::string> {
+      const auto* v = find_key(*slurm, key);
+      if (v == nullptr) return std::nullopt;
+      const std::string path = join_path("problem.slurm", key);
+      std::string s = read_nonempty_string(*v, path, expected);
+      if (s.find_first_of(std::string("\n\r\0", 3)) != std::string::npos) {
+        fail(*v, path, "must be one line", "line break");
+      }
+      return s;
+    };
+    if (auto s = text("partition", "a partition name (a string)")) o.partition = *s;
+    if (auto s = text("memory", "a memory size as sbatch --mem takes it, e.g. \"4G\"")) {
+      o.memory = *s;
+    }
+    if (auto s = text("job_name", "a job name prefix (a string)")) o.job_name = *s;
+    if (const auto* v = find_key(*slurm, "cpus")) {
+      o.cpus = read_int(*v, "problem.slurm.cpus", "an integer >= 1 (CPUs per job)");
+      if (o.cpus < 1 || o.cpus > 1'000'000) {
+        fail(*v, "problem.slurm.cpus", fmt::format("must be an integer >= 1, got {}", o.cpus),
+             "out of range");
+      }
+    }
+    if (const auto* v = find_key(*slurm, "sbatch_args")) {
+      if (!v->is_array()) wrong_type(*v, "problem.slurm.sbatch_args", "an array of strings");
+      const auto& array = v->as_array();
+      for (std::size_t i = 0; i < array.size(); ++i) {
+        const std::string path = fmt::format("problem.slurm.sbatch_args.{}", i);
+        std::string arg = read_nonempty_string(array[i], path, "an sbatch argument (a string)");
+        if (arg.find_first_of(std::string("\n\r\0", 3)) != std::string::npos) {
+          fail(array[i], path, "must be one line", "line break");
+        }
+        o.sbatch_args.push_back(std::move(arg));
+      }
+    }
+    if (const auto* v = find_key(*slurm, "poll")) {
+      o.poll_seconds = read_number(*v, "problem.slurm.poll", "a number of seconds > 0");
+      if (!(o.poll_seconds >= 0.1) || o.poll_seconds > 86400) {
+        fail(*v, "problem.slurm.poll",
+             fmt::format("must be between 0.1 and 86400 seconds, got {}", o.poll_seconds),
+             "out of range");
+      }
+    }
+    if (const auto* v = find_key(*slurm, "cancel_on_exit")) {
+      o.cancel_on_exit = read_bool(*v, "problem.slurm.cancel_on_exit");
+    }
   }
 
   void read_parameters(const TomlValue& value, std::vector<sdk::Parameter>& out) const {

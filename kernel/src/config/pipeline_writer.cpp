@@ -133,7 +133,25 @@ std::string to_toml(const Pipeline& pipeline) {
     write_kv(out, "command", argv + "]");
     write_kv(out, "timeout", format_double(problem.timeout_seconds));
     write_kv(out, "workdir", quote_string(problem.working_directory));
+    // Written only for Slurm, so that local pipelines read back byte for byte as before.
+    if (problem.executor == Executor::Slurm) write_kv(out, "executor", "\"slurm\"");
     for (const auto& p : problem.parameters) write_parameter(out, p);
+    if (problem.executor == Executor::Slurm) {
+      const SlurmOptions& o = problem.slurm;
+      out += "\n[problem.slurm]\n";
+      if (!o.partition.empty()) write_kv(out, "partition", quote_string(o.partition));
+      if (!o.memory.empty()) write_kv(out, "memory", quote_string(o.memory));
+      if (o.cpus > 0) write_kv(out, "cpus", std::to_string(o.cpus));
+      write_kv(out, "job_name", quote_string(o.job_name));
+      std::string args = "[";
+      for (std::size_t i = 0; i < o.sbatch_args.size(); ++i) {
+        if (i > 0) args += ", ";
+        args += quote_string(o.sbatch_args[i]);
+      }
+      write_kv(out, "sbatch_args", args + "]");
+      write_kv(out, "poll", format_double(o.poll_seconds));
+      write_kv(out, "cancel_on_exit", o.cancel_on_exit ? "true" : "false");
+    }
     // A built-in problem's constraints come from the problem itself (the engine fills
     // `black_box`), so they are written only for an external command.
     for (const auto& c : pipeline.black_box) {

@@ -375,7 +375,9 @@ std::unique_ptr<Components> assemble(const Pipeline& pipeline, const PluginRegis
       throw ConfigError(fmt::format("problem.parameters: {}", e.what()));
     }
     c->constraints = pipeline.black_box;
-    c->evaluator = make_command_evaluator(pipeline.problem, c->constraints, base_dir);
+    c->evaluator = pipeline.problem.executor == Executor::Slurm
+                       ? make_slurm_evaluator(pipeline.problem, c->constraints, base_dir)
+                       : make_command_evaluator(pipeline.problem, c->constraints, base_dir);
   }
   if (c->space.empty()) throw ConfigError("the problem's search space has no parameters");
 

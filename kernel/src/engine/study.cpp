@@ -509,6 +509,7 @@ RunSummary Study::run(const RunOptions& options) {
     ~UseInterrupt() { s.use_interrupt(&s.never); }
   } restore{s};
   if (options.interrupt) s.use_interrupt(options.interrupt);
+  s.components->evaluator->cancel_on_interrupt(options.cancel_on_exit);
   RunSummary summary;
   const auto t0 = Clock::now();
   s.plugin_seconds = 0.0;

@@ -18,6 +18,7 @@
 ///   open:loaded       its pipeline is built and its observations are loaded
 ///   run:pending       a proposal was recorded as pending, before its evaluation
 ///   run:recorded      an evaluation's result was recorded
+///   slurm:submitted   sbatch accepted an evaluation's job, whose id is not yet written
 ///
 /// Reading the variable costs one getenv per process; a point costs one comparison.
 #pragma once

@@ -44,8 +44,14 @@ class Evaluator {
   /// stop its work when it is set throws InterruptedError, and the observation stays pending.
   void set_interrupt(const std::atomic<bool>* interrupt) noexcept { interrupt_ = interrupt; }
 
+  /// For evaluations that outlive the driver (Slurm jobs): `true` ends them when the run is
+  /// interrupted (`arbo run --cancel-on-exit`), in addition to the pipeline's own setting.
+  /// Evaluators whose evaluations always end with the run ignore it.
+  virtual void cancel_on_interrupt(bool) {}
+
  protected:
   bool interrupted() const noexcept { return interrupt_ != nullptr && interrupt_->load(); }
+  const std::atomic<bool>* interrupt_flag() const noexcept { return interrupt_; }
 
  private:
   const std::atomic<bool>* interrupt_ = nullptr;
@@ -80,6 +86,18 @@ std::unique_ptr<Evaluator> make_problem_evaluator(std::shared_ptr<sdk::Problem> 
 std::unique_ptr<Evaluator> make_command_evaluator(const ProblemSpec& spec,
                                                   std::vector<BlackBoxConstraint> constraints,
                                                   const std::filesystem::path& base_dir);
+
+/// Runs `spec.command` as one Slurm batch job per point (`spec.executor == Executor::Slurm`,
+/// docs/slurm.md): submitted with sbatch (`spec.slurm`, time limit `spec.timeout_seconds`
+/// rounded up to whole minutes), followed by its files under `study_dir`/slurm/<id>/ and one
+/// squeue query per poll interval for all running jobs, its output parsed as a local command's.
+/// A job that ends without a result (failed, cancelled, timed out, out of memory) is a failed
+/// outcome naming its Slurm state. sbatch refusing a job throws ConfigError and the observation
+/// stays pending. An interrupt leaves the job running (a resumed run re-attaches to it and
+/// collects its result) unless cancel-on-exit is on. Thread-safe like the command evaluator.
+std::unique_ptr<Evaluator> make_slurm_evaluator(const ProblemSpec& spec,
+                                                std::vector<BlackBoxConstraint> constraints,
+                                                const std::filesystem::path& study_dir);
 
 /// Parses an external command's stdout into an outcome (exposed for tests). Accepts a bare
 /// number, or an object with "objective" and optional "constraints" (object by name, or array

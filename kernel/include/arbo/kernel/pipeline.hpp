@@ -52,6 +52,25 @@ struct BlackBoxConstraint {
 };
 
 /// Where objective values come from: a problem plugin, or an external command.
+/// Where an external command runs ([problem] executor).
+enum class Executor {
+  Local,  ///< a child process of the driver, on this machine
+  Slurm,  ///< one Slurm batch job per evaluation ([problem.slurm]; docs/slurm.md)
+};
+const char* to_string(Executor executor) noexcept;
+
+/// `[problem.slurm]`: how each evaluation is submitted with sbatch. The job's time limit is
+/// `ProblemSpec::timeout_seconds`, rounded up to whole minutes (Slurm's unit).
+struct SlurmOptions {
+  std::string partition;                 ///< sbatch --partition (empty: the cluster's default)
+  std::string memory;                    ///< sbatch --mem, e.g. "4G" (empty: the default)
+  std::int64_t cpus = 0;                 ///< sbatch --cpus-per-task (0: the default)
+  std::string job_name = "arbo";         ///< job names are "<job_name>-<observation id>"
+  std::vector<std::string> sbatch_args;  ///< further sbatch arguments, passed as given
+  double poll_seconds = 10.0;            ///< seconds between two squeue queries of the study
+  bool cancel_on_exit = false;           ///< scancel the study's jobs when a run is interrupted
+};
+
 struct ProblemSpec {
   std::optional<ComponentSpec> plugin;     ///< set for a built-in problem
   double noise = 0.0;                      ///< built-in problem: std. dev. of additive Gaussian
@@ -60,6 +79,8 @@ struct ProblemSpec {
   double timeout_seconds = 3600.0;         ///< external command: wall-clock limit per evaluation
   std::string working_directory;           ///< external command: cwd (empty = the TOML's folder)
   std::vector<sdk::Parameter> parameters;  ///< external command: the declared space
+  Executor executor = Executor::Local;     ///< external command: where it runs
+  SlurmOptions slurm;                      ///< executor = Slurm: the submission's settings
 };
 
 enum class DesignMethod { Random, LatinHypercube, Sobol };

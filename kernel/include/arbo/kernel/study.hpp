@@ -48,6 +48,9 @@ struct RunOptions {
   /// Set asynchronously (signal handler) to stop after the current evaluation.
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const ProgressEvent&)> on_progress;
+  /// Evaluations that outlive the driver (Slurm jobs) are cancelled when the run is
+  /// interrupted (`arbo run --cancel-on-exit`); otherwise a resumed run re-attaches to them.
+  bool cancel_on_exit = false;
 };
 
 /// Why `run` ended. `Exhausted`: `[proposal] exclude_evaluated` and every point satisfying the

@@ -1,0 +1,46 @@
+#!/bin/sh
+# The driver's own cost per evaluation of an external command: random search (a proposal costs
+# microseconds) over N evaluations of `/bin/sh -c 'echo 1'`, with workers = 1, 4 and 8, against
+# the same command started N times by a plain shell loop in this script (the cost of a process
+# that any evaluator pays). Driver overhead = (arbo wall - loop wall) / N.
+# Usage: bench/parallel/driver_overhead.sh [path/to/arbo] [N]   (default: build/bin/arbo, 500)
+set -eu
+ARBO=$(realpath "${1:-build/bin/arbo}")
+N=${2:-500}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+t0=$(date +%s.%N)
+i=0
+while [ $i -lt "$N" ]; do
+  echo '{"id": 1, "params": {"x": 0.5}}' | /bin/sh -c 'echo 1' > /dev/null
+  i=$((i + 1))
+done
+t1=$(date +%s.%N)
+loop=$(echo "($t1 - $t0) / $N" | bc -l)
+printf 'shell loop: %.2f ms per command\n' "$(echo "$loop * 1000" | bc -l)"
+for q in 1 4 8; do
+  cat > p$q.toml <<TOML
+[study]
+seed = 1
+budget = $N
+workers = $q
+[problem]
+command = "echo 1"
+[[problem.parameters]]
+name = "x"
+type = "real"
+low = 0.0
+high = 1.0
+[initial_design]
+size = 2
+[inner_solver]
+plugin = "random"
+TOML
+  t0=$(date +%s.%N)
+  "$ARBO" run p$q.toml --study s$q --quiet > /dev/null
+  t1=$(date +%s.%N)
+  per=$(echo "($t1 - $t0) / $N" | bc -l)
+  printf 'workers = %d: %.2f ms per evaluation, driver overhead %.2f ms per evaluation\n' \
+    "$q" "$(echo "$per * 1000" | bc -l)" "$(echo "($per - $loop) * 1000" | bc -l)"
+done
