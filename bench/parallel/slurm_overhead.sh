@@ -47,7 +47,27 @@ run() {  # name executor workers poll -> seconds per evaluation
   t1=$(date +%s.%N)
   echo "($t1 - $t0) / $N" | bc -l
 }
-echo "N = $N evaluations per run; arbo $("$ARBO" --version 2>/dev/null || echo '?')"
+# Where an evaluation's time goes, from the job's files (mtimes) and the study's timestamps:
+# proposal recorded -> sbatch answered (job_id), -> the job started (started), -> the command
+# ended (exit_code), -> the driver recorded the result (finished_at). Medians over the run.
+phases() {  # study dir
+  "$ARBO" export "$1" --format json | /usr/bin/python3 -c '
+import json, os, statistics, sys
+study = sys.argv[1]
+rows = {"submit": [], "queue": [], "run": [], "collect": []}
+for o in json.load(sys.stdin):
+    d = os.path.join(study, "slurm", str(o["id"]))
+    m = lambda f: os.stat(os.path.join(d, f)).st_mtime
+    rows["submit"].append(m("job_id") - o["created_at"])
+    rows["queue"].append(m("started") - m("job_id"))
+    rows["run"].append(m("exit_code") - m("started"))
+    rows["collect"].append(o["finished_at"] - m("exit_code"))
+print("    medians: proposal->sbatch answered %.0f ms, ->job started %.0f ms (Slurm scheduler), "
+      "->command ended %.0f ms, ->result recorded %.0f ms" %
+      tuple(1000 * statistics.median(rows[k]) for k in ("submit", "queue", "run", "collect")))
+' "$1"
+}
+echo "N = $N evaluations per run; $("$ARBO" --version 2>/dev/null || echo '?'); $(sbatch --version)"
 for q in 1 2; do
   local_s=$(run local$q local $q 1)
   for poll in 1 10; do
@@ -55,5 +75,6 @@ for q in 1 2; do
     printf 'workers = %d, poll = %2s s: local %6.1f ms/eval, slurm %6.1f ms/eval, overhead %6.1f ms/eval (wall / N)\n' \
       "$q" "$poll" "$(echo "$local_s * 1000" | bc -l)" "$(echo "$slurm_s * 1000" | bc -l)" \
       "$(echo "($slurm_s - $local_s) * 1000" | bc -l)"
+    phases "slurm${q}_$poll.study"
   done
 done
