@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <set>
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/study.hpp"
@@ -133,6 +134,35 @@ TEST_F(StudyTest, InterruptStopsTheLoopAfterTheCurrentEvaluation) {
   EXPECT_EQ(s.termination, Termination::Interrupted);
   EXPECT_EQ(s.total, 7);
   EXPECT_EQ(study->store().count(ObsStatus::Pending), 0);
+}
+
+// The points asked and not told are the proposal's pending points, kept in memory across ask,
+// tell and reopening: on a space of three points, three asks take all of them.
+TEST_F(StudyTest, AskNeverRepeatsAPendingPointAcrossTellAndReopen) {
+  const std::string toml =
+      "[study]\nseed = 1\nbudget = 10\n[problem]\ncommand = [\"false\"]\n"
+      "[[problem.parameters]]\nname = \"k\"\ntype = \"integer\"\nlow = 0\nhigh = 2\n"
+      "[initial_design]\nsize = 0\n[inner_solver]\nplugin = \"random\"\n";
+  const auto pipeline = [&] { return parse_pipeline(toml, "t.toml", {}, lookup_from(registry_)); };
+  std::vector<std::int64_t> ids;
+  {
+    auto study = Study::create(dir_, pipeline(), "", registry_);
+    std::set<std::string> points;
+    for (int i = 0; i < 3; ++i) {
+      const Observation o = study->ask();
+      ids.push_back(o.id);
+      points.insert(o.params_json);
+    }
+    EXPECT_EQ(points.size(), 3u);
+    EXPECT_THROW(study->ask(), InfeasibleError);
+  }
+  auto study = Study::open(dir_, registry_);
+  EXPECT_THROW(study->ask(), InfeasibleError);  // the pending points come from the store
+  study->tell(ids[1], study->outcome_from_json("1.0"));
+  const Observation o = study->ask();  // the told point is free again
+  const auto told = study->store().observation(ids[1]);
+  EXPECT_EQ(o.params_json, told->params_json);
+  EXPECT_THROW(study->ask(), InfeasibleError);
 }
 
 // An external-function study over x in [0, 1] and a categorical k, with the given method tables.

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <list>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -104,6 +105,9 @@ struct Study::Impl {
   std::unique_ptr<Proposer> proposer;
   std::int64_t total = 0;  // observations of any status
   std::int64_t failed = 0;
+  // The pending observations' points by id, kept as the store's statuses change, so that
+  // `ask` does not scan the store for them (O(n) per call).
+  std::map<std::int64_t, Eigen::VectorXd> pending;
   std::optional<double> best;  // user's direction
   std::int64_t best_id = 0;
 
@@ -189,7 +193,11 @@ struct Study::Impl {
   void load_observations() {
     for (auto& o : store.observations()) {
       ++total;
-      if (o.status != ObsStatus::Pending) absorb(o);
+      if (o.status == ObsStatus::Pending) {
+        pending.emplace(o.id, o.x);
+      } else {
+        absorb(o);
+      }
     }
   }
 
@@ -220,6 +228,7 @@ struct Study::Impl {
     obs.propose_seconds = seconds_since(t0);
     obs.created_at = unix_now();
     obs.id = store.add_pending(obs);
+    pending.emplace(obs.id, obs.x);
     ++total;
     test_signal_point("run:pending");
     return obs;
@@ -414,6 +423,7 @@ struct Study::Impl {
       logger->warn("observation {} failed: {}", obs.id, out.reason);
     }
     test_signal_point("run:recorded");
+    pending.erase(obs.id);
     absorb(obs);
   }
 };
@@ -611,7 +621,8 @@ Observation Study::ask() {
   }
   // Points asked and not told are being evaluated somewhere: the same rule as run_async's.
   std::vector<Eigen::VectorXd> pending;
-  for (auto& o : s.store.observations(ObsStatus::Pending)) pending.push_back(std::move(o.x));
+  pending.reserve(s.pending.size());
+  for (const auto& entry : s.pending) pending.push_back(entry.second);
   s.data.set_pending(pending);
   struct Clear {
     DatasetBuffer& data;
