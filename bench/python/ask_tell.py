@@ -14,12 +14,15 @@ Every method minimizes the same 2-D problem (Branin on [-5, 10] x [0, 15], uncon
 * Optuna: `study.ask()` + the two `suggest_float` calls (where TPE samples) + `study.tell()`,
   in-memory storage, with `TPESampler(seed)` (Optuna's defaults), `RandomSampler(seed)`
   (Optuna's own cost per trial), and `arbo.optuna.ArboSampler` with the c-TPE pipeline (the
-  adapter: its time minus arbo's native c-TPE round trip at the same n is its overhead).
+  adapter: its time minus arbo's native c-TPE round trip at the same n is its overhead; the
+  time inside the sampler's own methods, sample_relative and after_trial, which hold arbo's ask
+  and tell, says how much of it is the adapter's code and how much Optuna's trial machinery).
 
-Reported per method: the median round-trip time over the trials made with n-10 .. n+9
-observations, for n = 200 and 1,000 (`--points`), the median over `--seeds` seeds of those
-medians, and the ratios. Run under `nice -n 19`; every ratio compares methods run in the same
-script under the same load.
+The methods run interleaved, one trial of each in turn, so that a change of the machine's load
+hits all of them at the same n alike. Reported per method: the median round-trip time over the
+trials made with n-10 .. n+9 observations, for n = 200 and 1,000 (`--points`), the median over
+`--seeds` seeds of those medians, and the ratios. Run under `nice -n 19`; every ratio compares
+methods run in the same script under the same load.
 
 Usage: PYTHONPATH=build/python nice -n 19 /usr/bin/python3 bench/python/ask_tell.py
        [--budget 1010] [--seeds 1,2,3] [--points 200,1000] [--optuna-budget N]
@@ -87,42 +90,80 @@ def branin(x1, x2):
     return (x2 - b * x1 ** 2 + c * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1) + 10
 
 
-def arbo_native(methods, budget, seed, tmp):
-    toml = f'[study]\nname = "bench"\nseed = {seed}\nbudget = {budget}\n' + SPACE + methods
-    study = arbo.create_study(os.path.join(tmp, f"native-{seed}-{len(methods)}"), toml=toml)
-    times = []
-    for _ in range(budget):
+class ArboNative:
+    """arbo's own ask/tell from Python on one pipeline; `step()` makes one trial."""
+
+    def __init__(self, methods, budget, seed, directory):
+        toml = f'[study]\nname = "bench"\nseed = {seed}\nbudget = {budget}\n' + SPACE + methods
+        self.study = arbo.create_study(directory, toml=toml)
+        self.times = []
+
+    def step(self):
         t0 = time.perf_counter()
-        id, p = study.ask()
+        id, p = self.study.ask()
         t1 = time.perf_counter()
         y = branin(p["x1"], p["x2"])
         t2 = time.perf_counter()
-        study.tell(id, y)
-        times.append((t1 - t0) + (time.perf_counter() - t2))
-    propose = [o["propose_seconds"] for o in study.observations()]
-    study.close()
-    return times, propose
+        self.study.tell(id, y)
+        self.times.append((t1 - t0) + (time.perf_counter() - t2))
+
+    def finish(self):
+        """The kernel's proposal time of each observation (`propose_seconds`)."""
+        propose = [o["propose_seconds"] for o in self.study.observations()]
+        self.study.close()
+        return propose
 
 
-def optuna_run(make_sampler, budget):
-    import optuna
+class OptunaRun:
+    """An Optuna study with `sampler`; `step()` makes one trial (ask, suggests, tell)."""
 
-    study = optuna.create_study(sampler=make_sampler(), direction="minimize")
-    times = []
-    for _ in range(budget):
+    def __init__(self, sampler):
+        import optuna
+
+        self.study = optuna.create_study(sampler=sampler, direction="minimize")
+        self.times = []
+
+    def step(self):
         t0 = time.perf_counter()
-        trial = study.ask()
+        trial = self.study.ask()
         x1 = trial.suggest_float("x1", -5.0, 10.0)
         x2 = trial.suggest_float("x2", 0.0, 15.0)
         t1 = time.perf_counter()
         y = branin(x1, x2)
         t2 = time.perf_counter()
-        study.tell(trial, y)
-        times.append((t1 - t0) + (time.perf_counter() - t2))
-    sampler = study.sampler
-    if hasattr(sampler, "close"):
-        sampler.close()
-    return times
+        self.study.tell(trial, y)
+        self.times.append((t1 - t0) + (time.perf_counter() - t2))
+
+    def finish(self):
+        if hasattr(self.study.sampler, "close"):
+            self.study.sampler.close()
+
+
+def timed_sampler(**kwargs):
+    """An ArboSampler whose `.spent[i]` is the time trial i spent in its sample_relative and
+    after_trial (arbo's ask and tell plus the adapter's own code)."""
+    from arbo.optuna import ArboSampler
+
+    class Timed(ArboSampler):
+        def _add(self, trial, dt):
+            while len(self.spent) <= trial.number:
+                self.spent.append(0.0)
+            self.spent[trial.number] += dt
+
+        def sample_relative(self, study, trial, search_space):
+            t0 = time.perf_counter()
+            out = super().sample_relative(study, trial, search_space)
+            self._add(trial, time.perf_counter() - t0)
+            return out
+
+        def after_trial(self, study, trial, state, values):
+            t0 = time.perf_counter()
+            super().after_trial(study, trial, state, values)
+            self._add(trial, time.perf_counter() - t0)
+
+    sampler = Timed(**kwargs)
+    sampler.spent = []
+    return sampler
 
 
 def window(times, n):
@@ -154,7 +195,6 @@ def main():
     optuna_budget = args.optuna_budget or args.budget
 
     import optuna
-    from arbo.optuna import ArboSampler
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     methods = {
@@ -164,36 +204,41 @@ def main():
         "Optuna TPESampler": None,
         "Optuna RandomSampler": None,
         "Optuna + ArboSampler(c-TPE)": None,
+        "ArboSampler's methods only": None,
     }
     per_seed = {m: [] for m in methods}  # method -> [ {n: median} per seed ]
     walls = {m: 0.0 for m in methods}
     tmp = tempfile.mkdtemp(prefix="arbo-bench-")
     try:
         for seed in seeds:
-            t = time.perf_counter()
-            times, _ = arbo_native(RANDOM, args.budget, seed, tmp)
-            walls["arbo random (native)"] += time.perf_counter() - t
-            per_seed["arbo random (native)"].append({n: window(times, n) for n in points})
-            t = time.perf_counter()
-            times, propose = arbo_native(CTPE, args.budget, seed, tmp)
-            walls["arbo c-TPE (native)"] += time.perf_counter() - t
-            per_seed["arbo c-TPE (native)"].append({n: window(times, n) for n in points})
-            per_seed["arbo c-TPE, kernel proposal only"].append(
-                {n: window(propose, n) for n in points})
-            t = time.perf_counter()
-            times = optuna_run(lambda: optuna.samplers.TPESampler(seed=seed), optuna_budget)
-            walls["Optuna TPESampler"] += time.perf_counter() - t
-            per_seed["Optuna TPESampler"].append({n: window(times, n) for n in points})
-            t = time.perf_counter()
-            times = optuna_run(lambda: optuna.samplers.RandomSampler(seed=seed), args.budget)
-            walls["Optuna RandomSampler"] += time.perf_counter() - t
-            per_seed["Optuna RandomSampler"].append({n: window(times, n) for n in points})
-            t = time.perf_counter()
-            study_dir = os.path.join(tmp, f"sampler-{seed}")
-            times = optuna_run(lambda: ArboSampler(CTPE, seed=seed, study_dir=study_dir),
-                               args.budget)
-            walls["Optuna + ArboSampler(c-TPE)"] += time.perf_counter() - t
-            per_seed["Optuna + ArboSampler(c-TPE)"].append({n: window(times, n) for n in points})
+            sampler = timed_sampler(pipeline=CTPE, seed=seed,
+                                    study_dir=os.path.join(tmp, f"sampler-{seed}"))
+            runs = {
+                "arbo random (native)": ArboNative(RANDOM, args.budget, seed,
+                                                   os.path.join(tmp, f"random-{seed}")),
+                "arbo c-TPE (native)": ArboNative(CTPE, args.budget, seed,
+                                                  os.path.join(tmp, f"ctpe-{seed}")),
+                "Optuna TPESampler": OptunaRun(optuna.samplers.TPESampler(seed=seed)),
+                "Optuna RandomSampler": OptunaRun(optuna.samplers.RandomSampler(seed=seed)),
+                "Optuna + ArboSampler(c-TPE)": OptunaRun(sampler),
+            }
+            # One trial of each method in turn: a change of the machine's load hits every
+            # method at the same n alike.
+            for i in range(args.budget):
+                for name, run in runs.items():
+                    if name == "Optuna TPESampler" and i >= optuna_budget:
+                        continue
+                    t = time.perf_counter()
+                    run.step()
+                    walls[name] += time.perf_counter() - t
+            for name, run in runs.items():
+                out = run.finish()
+                per_seed[name].append({n: window(run.times, n) for n in points})
+                if name == "arbo c-TPE (native)":
+                    per_seed["arbo c-TPE, kernel proposal only"].append(
+                        {n: window(out, n) for n in points})
+            per_seed["ArboSampler's methods only"].append(
+                {n: window(sampler.spent, n) for n in points})
             print(f"seed {seed} done", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -223,6 +268,7 @@ def main():
             "optuna_tpe_over_arbo_random": tpe / med["arbo random (native)"][n],
             "optuna_tpe_over_arbo_sampler": tpe / sampler,
             "sampler_overhead_ms": (sampler - ctpe) * 1e3,
+            "sampler_methods_over_native_ms": (med["ArboSampler's methods only"][n] - ctpe) * 1e3,
             "optuna_random_ms": med["Optuna RandomSampler"][n] * 1e3,
             "kernel_share_of_ctpe_round_trip": med["arbo c-TPE, kernel proposal only"][n] / ctpe,
         }
@@ -231,8 +277,10 @@ def main():
               f"(goal >= 20x); Optuna TPE / arbo random = "
               f"{r['optuna_tpe_over_arbo_random']:.1f}x; Optuna TPE / Optuna+ArboSampler = "
               f"{r['optuna_tpe_over_arbo_sampler']:.1f}x; ArboSampler overhead over native "
-              f"c-TPE = {r['sampler_overhead_ms']:.3f} ms (Optuna's own trial with "
-              f"RandomSampler: {r['optuna_random_ms']:.3f} ms); kernel proposal = "
+              f"c-TPE = {r['sampler_overhead_ms']:.3f} ms, of which "
+              f"{r['sampler_methods_over_native_ms']:.3f} ms in the sampler's methods beyond "
+              f"arbo's ask and tell (Optuna's own trial with RandomSampler: "
+              f"{r['optuna_random_ms']:.3f} ms); kernel proposal = "
               f"{100 * r['kernel_share_of_ctpe_round_trip']:.0f} % of the c-TPE round trip")
     print("whole runs, s (all seeds): " + ", ".join(f"{m} {w:.1f}" for m, w in walls.items()))
     if args.out:

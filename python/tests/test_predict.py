@@ -106,3 +106,53 @@ def test_plugin_docs_are_the_cli_text(cli):
     for p in gp["params"]:
         assert f"    {p['name']} = {p['default']}  ({p['domain']}" in gp["doc"]
         assert p["description"] in gp["doc"]
+
+
+CONDITIONAL_TOML = """
+[study]
+seed = 4
+budget = 20
+[problem]
+command = ["false"]
+[[problem.parameters]]
+name = "optimizer"
+type = "categorical"
+choices = ["adam", "sgd"]
+[[problem.parameters]]
+name = "lr"
+type = "real"
+low = 0.0001
+high = 0.1
+log = true
+active_if = { optimizer = ["sgd"] }
+[initial_design]
+size = 4
+[surrogate]
+plugin = "gp"
+restarts = 1
+[acquisition]
+plugin = "ei"
+[inner_solver]
+plugin = "nelder_mead"
+samples = 100
+starts = 1
+"""
+
+
+def test_predict_and_parameters_on_a_conditional_space(tmp_path):
+    import arbo.visualization as av
+
+    study = arbo.create_study(str(tmp_path / "c"), toml=CONDITIONAL_TOML)
+    assert study.parameters[1]["condition"] == {"parent": "optimizer", "values": ["sgd"]}
+    for _ in range(8):
+        id, p = study.ask()
+        study.tell(id, 1.0 if p["optimizer"] == "adam" else 2.0 + math.log10(p["lr"]))
+    # lr may be left out where it is inactive, not where it is active; a value given where it
+    # is inactive is ignored.
+    mean, _ = study.predict([{"optimizer": "adam"}, {"optimizer": "adam", "lr": 0.05}])
+    assert mean[0] == mean[1]
+    with pytest.raises(arbo.ConfigError, match="parameter 'lr' has no value"):
+        study.predict([{"optimizer": "sgd"}])
+    # The plot fills a parameter the incumbent leaves inactive with its middle value.
+    fig = av.plot_surrogate(study, ["optimizer"])
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["adam", "sgd"]
