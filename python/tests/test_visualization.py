@@ -121,8 +121,9 @@ def test_surrogate_along_one_parameter(gp, tmp_path):
     np.testing.assert_allclose(line.get_xdata(), grid)
     np.testing.assert_allclose(line.get_ydata(), mean)
     band = next(c for c in ax.collections if c.get_label() == "mean ± 2 sd")
-    lo, hi = band.get_paths()[0].vertices[:, 1].min(), band.get_paths()[0].vertices[:, 1].max()
-    assert lo == pytest.approx((mean - 2 * std).min()) and hi == pytest.approx((mean + 2 * std).max())
+    edge = band.get_paths()[0].vertices[:, 1]
+    assert edge.min() == pytest.approx((mean - 2 * std).min())
+    assert edge.max() == pytest.approx((mean + 2 * std).max())
     incumbent_line = next(l for l in ax.get_lines() if l.get_label() == "incumbent")
     assert incumbent_line.get_xdata()[0] == incumbent["x"]
     # A log parameter gets a log axis; a categorical one a point per choice.
