@@ -11,6 +11,9 @@ SQLite study directories the ``arbo`` CLI makes, so ``arbo run --resume``, ``arb
     study.tell(id, objective=1.5, constraints={"c1": -0.2})
     study.optimize(lambda p: my_function(**p), 20)
     print(study.best)
+    mean, std = study.predict([{"x1": 0.5, "x2": 3.0}])   # the objective's surrogate
+
+Plots are in ``arbo.visualization`` (matplotlib), Optuna's sampler in ``arbo.optuna``.
 
 Errors of the kernel are raised as subclasses of ``arbo.Error`` whose ``exit_code`` is what
 the CLI returns for the same error.

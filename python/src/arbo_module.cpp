@@ -14,6 +14,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -26,6 +29,7 @@
 #include "arbo/kernel/study_store.hpp"
 #include "arbo/sdk/component.hpp"
 #include "arbo/sdk/params.hpp"
+#include "arbo/sdk/space.hpp"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -147,14 +151,14 @@ class PyStudy {
     return std::make_unique<PyStudy>(std::move(study));
   }
 
-  py::tuple ask() {
+  std::pair<std::int64_t, py::dict> ask() {
     kernel::Observation o;
     {
       py::gil_scoped_release release;
       std::lock_guard lock(mutex_);
       o = live().ask();
     }
-    return py::make_tuple(o.id, json_loads(o.params_json));
+    return {o.id, json_loads(o.params_json).cast<py::dict>()};
   }
 
   void tell(std::int64_t id, double objective, const std::optional<py::dict>& constraints) {
@@ -195,26 +199,26 @@ class PyStudy {
     live().tell(id, out);
   }
 
-  py::object best() {
+  std::optional<py::dict> best() {
     std::optional<kernel::Observation> b;
     {
       py::gil_scoped_release release;
       std::lock_guard lock(mutex_);
       b = live().best();
     }
-    if (!b) return py::none();
+    if (!b) return std::nullopt;
     return observation_dict(*b);
   }
 
   // The observations as `arbo export --format json` writes them, parsed.
-  py::object observations() {
+  std::vector<py::dict> observations() {
     std::string text;
     {
       py::gil_scoped_release release;
       std::lock_guard lock(mutex_);
       text = kernel::observations_json(live().store());
     }
-    return json_loads(text);
+    return json_loads(text).cast<std::vector<py::dict>>();
   }
 
   // Columns of the observations as NumPy arrays (see the stub for the layout).
@@ -351,6 +355,74 @@ class PyStudy {
     return done;
   }
 
+  // The objective surrogate's mean and standard deviation at `points` (mappings of parameter
+  // names to user values), in the objective's user units and direction.
+  std::pair<py::array_t<double>, py::array_t<double>> predict(const py::iterable& points) {
+    const sdk::Space& space = live().space();
+    std::vector<std::vector<sdk::Value>> values;
+    const py::object mapping = py::module_::import("collections.abc").attr("Mapping");
+    for (const py::handle& point : points) {
+      const std::size_t k = values.size() + 1;
+      if (!py::isinstance<py::dict>(point) && !py::isinstance(point, mapping)) {
+        throw kernel::ConfigError(
+            fmt::format("predict: point {} is a {}, not a mapping of parameter names to values", k,
+                        py::str(py::type::of(point).attr("__name__")).cast<std::string>()));
+      }
+      std::vector<sdk::Value>& row = values.emplace_back(space.size());
+      for (const auto& item : py::reinterpret_borrow<py::object>(point).attr("items")()) {
+        const auto pair = item.cast<py::tuple>();
+        const std::string name = py::str(pair[0]);
+        const auto i = space.index_of(name);
+        if (!i) {
+          throw kernel::ConfigError(
+              fmt::format("predict: point {}: the study has no parameter '{}'", k, name));
+        }
+        row[*i] = to_value(pair[1], name, k);
+      }
+    }
+    kernel::Prediction p;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard lock(mutex_);
+      p = live().predict(values);
+    }
+    const auto n = static_cast<py::ssize_t>(p.mean.size());
+    py::array_t<double> mean(n), stddev(n);
+    std::copy(p.mean.begin(), p.mean.end(), mean.mutable_data());
+    std::copy(p.stddev.begin(), p.stddev.end(), stddev.mutable_data());
+    return {mean, stddev};
+  }
+
+  // The search space, one dict per parameter in order (see the binding's docstring).
+  std::vector<py::dict> parameters() {
+    std::vector<py::dict> out;
+    for (const sdk::Parameter& p : live().space().parameters()) {
+      py::dict d;
+      d["name"] = p.name;
+      d["type"] = sdk::to_string(p.type);
+      const bool numeric = p.type == sdk::ParamType::Real || p.type == sdk::ParamType::Integer;
+      if (p.type == sdk::ParamType::Integer) {
+        d["low"] = static_cast<std::int64_t>(p.lower);
+        d["high"] = static_cast<std::int64_t>(p.upper);
+      } else if (numeric) {
+        d["low"] = p.lower;
+        d["high"] = p.upper;
+      }
+      if (numeric) d["log"] = p.log_scale;
+      if (p.type == sdk::ParamType::Categorical) d["choices"] = p.choices;
+      if (p.condition) {
+        py::dict c;
+        c["parent"] = p.condition->parent;
+        py::list v;
+        for (const auto& value : p.condition->values) v.append(from_value(value));
+        c["values"] = v;
+        d["condition"] = c;
+      }
+      out.push_back(d);
+    }
+    return out;
+  }
+
   void close() {
     py::gil_scoped_release release;
     std::lock_guard lock(mutex_);
@@ -400,6 +472,40 @@ class PyStudy {
     return d;
   }
 
+  // A Python value as the kernel's user value of parameter `name` of point `k` (None: inactive).
+  // Its type is checked against the parameter's by the kernel (Space::encode).
+  static sdk::Value to_value(const py::handle& v, const std::string& name, std::size_t k) {
+    if (v.is_none()) return std::monostate{};
+    if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+    if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
+    if (py::isinstance<py::int_>(v)) return v.cast<std::int64_t>();
+    if (py::isinstance<py::float_>(v)) return v.cast<double>();
+    // NumPy's scalars and other numbers.
+    const auto o = py::reinterpret_borrow<py::object>(v);
+    if (py::isinstance(o, py::module_::import("numpy").attr("bool_"))) {
+      return py::bool_(o).cast<bool>();
+    }
+    py::module_ numbers = py::module_::import("numbers");
+    if (py::isinstance(o, numbers.attr("Integral"))) return py::int_(o).cast<std::int64_t>();
+    if (py::isinstance(o, numbers.attr("Real"))) return py::float_(o).cast<double>();
+    throw kernel::ConfigError(fmt::format(
+        "predict: point {}: parameter '{}': a {} is not a parameter value (a number, bool or str)",
+        k, name, py::str(py::type::of(v).attr("__name__")).cast<std::string>()));
+  }
+
+  static py::object from_value(const sdk::Value& v) {
+    return std::visit(
+        [](const auto& x) -> py::object {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, std::monostate>) {
+            return py::none();
+          } else {
+            return py::cast(x);
+          }
+        },
+        v);
+  }
+
   // Raises arbo.InterruptedError if a signal handler raised KeyboardInterrupt.
   void check_signals(std::int64_t next_id) {
     if (PyErr_CheckSignals() == 0) return;
@@ -420,8 +526,8 @@ class PyStudy {
   std::mutex mutex_;
 };
 
-py::list plugins() {
-  py::list out;
+std::vector<py::dict> plugins() {
+  std::vector<py::dict> out;
   for (const kernel::ComponentEntry* e : registry().components()) {
     py::dict c;
     c["id"] = e->id;
@@ -445,7 +551,9 @@ py::list plugins() {
       params.append(p);
     }
     c["params"] = params;
-    out.append(c);
+    // The text `arbo plugins --all` prints for the component.
+    c["doc"] = std::string(e->info.summary) + "\n" + kernel::format_parameters(*e, true);
+    out.push_back(c);
   }
   return out;
 }
@@ -522,6 +630,21 @@ PYBIND11_MODULE(_arbo, m) {
            "number, or a dict {'objective': v, 'constraints': {...}} or {'error': reason}. An "
            "exception in func records the observation as failed, with the traceback's last "
            "line as reason. Ctrl-C raises arbo.InterruptedError and leaves the study intact.")
+      .def("predict", &PyStudy::predict, py::arg("points"),
+           "Fits the objective's surrogate to the completed observations and returns its "
+           "predictive (mean, std) at `points`, a sequence of mappings {parameter name: value} "
+           "in user units (a parameter inactive at a point may be left out), as two float64 "
+           "arrays in the objective's user units and direction (a maximized study gets the "
+           "objective, not its negation). The fit is the one the next proposal makes, on a "
+           "separate copy of the surrogate: the study's proposals are unchanged. The GIL is "
+           "released while it fits. Raises ConfigError if the pipeline has no surrogate (or a "
+           "density model such as TPE, whose prediction is not the objective) or a point is "
+           "invalid, StudyError if no observation is complete yet.")
+      .def_property_readonly(
+          "parameters", &PyStudy::parameters,
+          "The search space, one dict per parameter in order: name, type ('real', 'integer', "
+          "'categorical', 'binary'), low, high and log (real and integer), choices "
+          "(categorical), and condition {'parent', 'values'} when it has one.")
       .def("close", &PyStudy::close, "Releases the study (and its lock); further calls raise.")
       .def("set_budget", &PyStudy::set_budget, py::arg("budget"),
            "Changes the study's budget (at least the observations it has).")
@@ -534,7 +657,9 @@ PYBIND11_MODULE(_arbo, m) {
       .def_property_readonly("pipeline", &PyStudy::pipeline_toml,
                              "The resolved pipeline as TOML (what `arbo show --pipeline` prints).")
       .def("__len__", &PyStudy::size)
-      .def("__enter__", [](py::object self) { return self; })
+      .def(
+          "__enter__", [](PyStudy& self) -> PyStudy& { return self; },
+          py::return_value_policy::reference)
       .def("__exit__", [](PyStudy& s, py::args) { s.close(); });
 
   m.def("create_study", &PyStudy::create, py::arg("directory"), py::arg("file") = py::none(),
@@ -548,5 +673,6 @@ PYBIND11_MODULE(_arbo, m) {
         "StudyError if there is none or another process holds it.");
   m.def("plugins", &plugins,
         "The components of the loaded plugins, sorted by id: id, kind, name, summary, plugin, "
-        "version, library, and params (name, kind, default, domain, description, advanced).");
+        "version, library, params (name, kind, default, domain, description, advanced), and "
+        "doc: the summary and the parameters as `arbo plugins --all` prints them.");
 }

@@ -3,7 +3,10 @@
 // problem and random-search plugins loaded from their .so files.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <set>
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/study.hpp"
@@ -131,6 +134,159 @@ TEST_F(StudyTest, InterruptStopsTheLoopAfterTheCurrentEvaluation) {
   EXPECT_EQ(s.termination, Termination::Interrupted);
   EXPECT_EQ(s.total, 7);
   EXPECT_EQ(study->store().count(ObsStatus::Pending), 0);
+}
+
+// The points asked and not told are the proposal's pending points, kept in memory across ask,
+// tell and reopening: on a space of three points, three asks take all of them.
+TEST_F(StudyTest, AskNeverRepeatsAPendingPointAcrossTellAndReopen) {
+  const std::string toml =
+      "[study]\nseed = 1\nbudget = 10\n[problem]\ncommand = [\"false\"]\n"
+      "[[problem.parameters]]\nname = \"k\"\ntype = \"integer\"\nlow = 0\nhigh = 2\n"
+      "[initial_design]\nsize = 0\n[inner_solver]\nplugin = \"random\"\n";
+  const auto pipeline = [&] { return parse_pipeline(toml, "t.toml", {}, lookup_from(registry_)); };
+  std::vector<std::int64_t> ids;
+  {
+    auto study = Study::create(dir_, pipeline(), "", registry_);
+    std::set<std::string> points;
+    for (int i = 0; i < 3; ++i) {
+      const Observation o = study->ask();
+      ids.push_back(o.id);
+      points.insert(o.params_json);
+    }
+    EXPECT_EQ(points.size(), 3u);
+    EXPECT_THROW(study->ask(), InfeasibleError);
+  }
+  auto study = Study::open(dir_, registry_);
+  EXPECT_THROW(study->ask(), InfeasibleError);  // the pending points come from the store
+  study->tell(ids[1], study->outcome_from_json("1.0"));
+  const Observation o = study->ask();  // the told point is free again
+  const auto told = study->store().observation(ids[1]);
+  EXPECT_EQ(o.params_json, told->params_json);
+  EXPECT_THROW(study->ask(), InfeasibleError);
+}
+
+// An external-function study over x in [0, 1] and a categorical k, with the given method tables.
+std::string external_toml(const std::string& method, bool maximize) {
+  return std::string("[study]\nseed = 5\nbudget = 30\ndirection = \"") +
+         (maximize ? "maximize" : "minimize") +
+         "\"\n[problem]\ncommand = [\"false\"]\n"
+         "[[problem.parameters]]\nname = \"x\"\ntype = \"real\"\nlow = 0.0\nhigh = 1.0\n"
+         "[[problem.parameters]]\nname = \"k\"\ntype = \"categorical\"\nchoices = [\"a\", \"b\"]\n"
+         "[initial_design]\nsize = 4\n" +
+         method;
+}
+
+const char* kGp =
+    "[surrogate]\nplugin = \"gp\"\nrestarts = 1\n[acquisition]\nplugin = \"ei\"\n"
+    "[inner_solver]\nplugin = \"nelder_mead\"\nsamples = 200\nstarts = 2\n";
+
+// The objective the predict tests tell: linear in x, 1 higher for k = "b".
+double linear_objective(const Observation& o) {
+  const auto values = nlohmann::json::parse(o.params_json);
+  return 10.0 + 5.0 * values["x"].get<double>() + (values["k"] == "b" ? 1.0 : 0.0);
+}
+
+TEST_F(StudyTest, PredictGivesTheObjectiveSurrogateInUserUnitsAndDirection) {
+  for (const bool maximize : {false, true}) {
+    SCOPED_TRACE(maximize ? "maximize" : "minimize");
+    const fs::path dir = dir_ / (maximize ? "max" : "min");
+    auto study = Study::create(
+        dir, parse_pipeline(external_toml(kGp, maximize), "t.toml", {}, lookup_from(registry_)), "",
+        registry_);
+    std::vector<std::vector<sdk::Value>> points;
+    std::vector<double> told;
+    for (int i = 0; i < 10; ++i) {
+      const Observation o = study->ask();
+      told.push_back(linear_objective(o));
+      study->tell(o.id, study->outcome_from_json(std::to_string(told.back())));
+      const auto values = nlohmann::json::parse(o.params_json);
+      points.push_back({values["x"].get<double>(), values["k"].get<std::string>()});
+    }
+    // Between and beside the observations, in both categories.
+    points.push_back({0.5, std::string("a")});
+    points.push_back({0.25, std::string("b")});
+    told.push_back(12.5);
+    told.push_back(12.25);
+    const Prediction p = study->predict(points);
+    ASSERT_EQ(p.mean.size(), points.size());
+    ASSERT_EQ(p.stddev.size(), points.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      // A GP fits a linear function closely: the mean is the told value, not its negation
+      // (the kernel's minimization-sense target) nor a standardized one.
+      EXPECT_NEAR(p.mean[i], told[i], 0.3) << i;
+      EXPECT_GE(p.stddev[i], 0.0) << i;
+      EXPECT_LT(p.stddev[i], 1.0) << i;
+    }
+  }
+}
+
+TEST_F(StudyTest, PredictLeavesTheProposalsUnchanged) {
+  const auto make = [&](const char* name) {
+    return Study::create(
+        dir_ / name,
+        parse_pipeline(external_toml(kGp, false), "t.toml", {}, lookup_from(registry_)), "",
+        registry_);
+  };
+  auto a = make("a");
+  auto b = make("b");
+  for (int i = 0; i < 8; ++i) {
+    if (i > 0) {
+      const Prediction p = b->predict({{0.3, std::string("a")}});
+      ASSERT_EQ(p.mean.size(), 1u);
+    }
+    const Observation oa = a->ask();
+    const Observation ob = b->ask();
+    ASSERT_EQ(oa.params_json, ob.params_json) << i;
+    a->tell(oa.id, a->outcome_from_json(std::to_string(linear_objective(oa))));
+    b->tell(ob.id, b->outcome_from_json(std::to_string(linear_objective(ob))));
+  }
+}
+
+// The message and exit code of the KernelError `f` throws contain each of `parts`.
+template <class F>
+void expect_message(const F& f, std::initializer_list<const char*> parts) {
+  std::string text = "no error";
+  try {
+    f();
+  } catch (const KernelError& e) {
+    text = std::string(e.what()) + " [exit " + std::to_string(e.exit_code()) + "]";
+  }
+  for (const char* part : parts) EXPECT_NE(text.find(part), std::string::npos) << text;
+}
+
+TEST_F(StudyTest, PredictRefusesWhatItCannotAnswer) {
+  const auto study_with = [&](const char* name, const std::string& method) {
+    return Study::create(
+        dir_ / name,
+        parse_pipeline(external_toml(method, false), "t.toml", {}, lookup_from(registry_)), "",
+        registry_);
+  };
+  auto gp = study_with("gp", kGp);
+  const std::vector<std::vector<sdk::Value>> one{{0.5, std::string("a")}};
+  expect_message([&] { gp->predict(one); }, {"no completed observation", "[exit 5]"});
+  const Observation o = gp->ask();
+  gp->tell(o.id, gp->outcome_from_json("1.0"));
+  EXPECT_EQ(gp->predict(one).mean.size(), 1u);
+  EXPECT_EQ(gp->predict({}).mean.size(), 0u);
+  expect_message(
+      [&] {
+        gp->predict({{2.0, std::string("a")}});
+      },
+      {"point 1: parameter 'x'", "outside", "[exit 3]"});
+  expect_message(
+      [&] {
+        gp->predict({{0.5, std::string("a")}, {0.5, std::monostate{}}});
+      },
+      {"point 2: parameter 'k' has no value", "[exit 3]"});
+  expect_message([&] { gp->predict({{0.5}}); }, {"point 1", "[exit 3]"});
+
+  auto random = study_with("random", "[inner_solver]\nplugin = \"random\"\n");
+  expect_message([&] { random->predict(one); },
+                 {"has no [surrogate]", "inner_solver/random", "[exit 3]"});
+  auto tpe = study_with("tpe",
+                        "[surrogate]\nplugin = \"tpe\"\n[acquisition]\nplugin = \"ctpe\"\n"
+                        "[inner_solver]\nplugin = \"candidate_pool\"\n");
+  expect_message([&] { tpe->predict(one); }, {"surrogate/tpe is a density model", "[exit 3]"});
 }
 
 }  // namespace

@@ -48,4 +48,9 @@ study = arbo.create_study(sys.argv[1], toml='[study]\nbudget = 3\n[problem]\nplu
 study.optimize(lambda p: p["x1"] ** 2, 3)
 PY
 "$arbo" show "$work/py.study" | grep -q 'observations: 3 (3 complete' || { "$arbo" show "$work/py.study"; exit 1; }
+[ -f "$(dirname "$pydir")/__init__.pyi" ] || { echo "the package's type stub is not installed"; exit 1; }
+# `arbo plot` of the installed CLI runs the installed package, found beside the executable.
+env -u PYTHONPATH "$arbo" plot "$work/py.study" --out "$work/h.png" --size 320x200 > plot.txt 2>&1 ||
+  { cat plot.txt; echo "arbo plot failed in the install tree"; exit 1; }
+grep -q "wrote $work/h.png (history, 320x200 pixels)" plot.txt || { cat plot.txt; exit 1; }
 echo "install test passed"

@@ -25,6 +25,7 @@ int cmd_ask(const std::vector<std::string>& args, const Globals& g);
 int cmd_tell(const std::vector<std::string>& args, const Globals& g);
 int cmd_show(const std::vector<std::string>& args, const Globals& g);
 int cmd_export(const std::vector<std::string>& args, const Globals& g);
+int cmd_plot(const std::vector<std::string>& args, const Globals& g);
 int cmd_solve(const std::vector<std::string>& args, const Globals& g);
 int cmd_problems(const std::vector<std::string>& args, const Globals& g);
 int cmd_problem(const std::vector<std::string>& args, const Globals& g);

@@ -249,15 +249,7 @@ int cmd_plugins(const std::vector<std::string>& args, const Globals& g) {
                              e->info.summary);
     if (!params && !all) continue;
     std::cout << fmt::format("    library: {}\n", e->library_path);
-    const sdk::ParamSpecList& specs = kernel::guarded_call(
-        e->id, "params", [&]() -> const sdk::ParamSpecList& { return e->info.params(); });
-    if (specs.empty()) std::cout << "    (no parameters)\n";
-    for (const auto& s : specs) {
-      if (s.advanced && !all) continue;
-      std::cout << fmt::format("    {} = {}  ({}{})\n        {}\n", s.name,
-                               sdk::to_string(s.default_value), s.domain(),
-                               s.advanced ? ", advanced" : "", s.description);
-    }
+    std::cout << kernel::format_parameters(*e, all);
   }
   return kernel::kExitOk;
 }

@@ -36,12 +36,15 @@ commands:
   tell DIR ID (--objective V [--constraint NAME=V]... | --json TEXT | --failed REASON)
   show DIR [--pipeline]                                    best point and progress
   export DIR --format csv|json [--output FILE]             every observation
+  plot DIR --out FILE [--kind history|slices|parallel|surrogate] [--params A,B] [--size WxH]
+                                                           draw a study (python3, matplotlib)
   solve FILE [--time-limit S] [--set KEY=VALUE]...         solve a CPLEX LP model
   problems [--json]                                        list problems: space, constraints, f*
   problem eval NAME [--noise SD] [--seed S]                evaluate JSON lines from stdin
 
 exit codes: 0 ok, 1 internal error, 2 usage, 3 configuration, 4 plugin, 5 study store,
-            6 known constraints infeasible, 7 output not written (full disk, closed pipe),
+            6 known constraints infeasible, 7 output not written (full disk, closed pipe;
+            arbo plot: also python3 or matplotlib missing),
             130 interrupted (study intact; --resume continues)
 Run 'arbo COMMAND --help' for a command's options.
 )";
@@ -95,9 +98,11 @@ int dispatch(const std::vector<std::string>& args) {
   std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
   using Fn = int (*)(const std::vector<std::string>&, const cli::Globals&);
   const std::map<std::string, Fn> commands{
-      {"run", cli::cmd_run},           {"check", cli::cmd_check},    {"init", cli::cmd_init},
-      {"plugins", cli::cmd_plugins},   {"ask", cli::cmd_ask},        {"tell", cli::cmd_tell},
-      {"show", cli::cmd_show},         {"export", cli::cmd_export},  {"solve", cli::cmd_solve},
+      {"run", cli::cmd_run},           {"check", cli::cmd_check},
+      {"init", cli::cmd_init},         {"plugins", cli::cmd_plugins},
+      {"ask", cli::cmd_ask},           {"tell", cli::cmd_tell},
+      {"show", cli::cmd_show},         {"export", cli::cmd_export},
+      {"plot", cli::cmd_plot},         {"solve", cli::cmd_solve},
       {"problems", cli::cmd_problems}, {"problem", cli::cmd_problem}};
   auto it = commands.find(command);
   if (it == commands.end()) {

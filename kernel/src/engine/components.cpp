@@ -346,6 +346,13 @@ double Components::known_squared_excess(const Eigen::VectorXd& x) const {
   return std::min(sum, std::numeric_limits<double>::max());
 }
 
+std::shared_ptr<sdk::Surrogate> make_surrogate(const Pipeline& pipeline,
+                                               const PluginRegistry& registry,
+                                               KernelContext& context, const sdk::Space& space) {
+  if (!pipeline.surrogate) throw ConfigError("the pipeline has no [surrogate]");
+  return make<sdk::Surrogate>(registry, *pipeline.surrogate, context, space);
+}
+
 std::unique_ptr<Components> assemble(const Pipeline& pipeline, const PluginRegistry& registry,
                                      const std::shared_ptr<spdlog::logger>& logger,
                                      const std::atomic<bool>* interrupt,

@@ -90,6 +90,14 @@ struct Components {
   double known_squared_excess(const Eigen::VectorXd& x) const;
 };
 
+/// A new instance of the pipeline's surrogate on `context` (which must outlive it), outside any
+/// `Components`: for a fit that must leave the study's surrogates as its proposals left them
+/// (`Study::predict`). @throws ConfigError if the pipeline has no surrogate or it is not
+/// loaded, PluginError if the plugin fails to create it.
+std::shared_ptr<sdk::Surrogate> make_surrogate(const Pipeline& pipeline,
+                                               const PluginRegistry& registry,
+                                               KernelContext& context, const sdk::Space& space);
+
 /// Creates every component of `pipeline` from `registry`, each with its own Context (logging
 /// to `logger`, cancelled by `interrupt`), hands every Context the pipeline's model solver,
 /// and checks that the components fit together (formulations for a model-based solver,

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <limits>
 #include <list>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -17,7 +19,11 @@
 
 #include "arbo/kernel/context.hpp"
 #include "arbo/kernel/errors.hpp"
+#include "arbo/kernel/guarded_call.hpp"
 #include "arbo/kernel/problem_loader.hpp"
+#include "arbo/kernel/random_streams.hpp"
+#include "arbo/sdk/capabilities/surrogate.hpp"
+#include "arbo/sdk/error.hpp"
 #include "engine/augmentation.hpp"
 #include "engine/components.hpp"
 #include "engine/dataset_buffer.hpp"
@@ -99,6 +105,9 @@ struct Study::Impl {
   std::unique_ptr<Proposer> proposer;
   std::int64_t total = 0;  // observations of any status
   std::int64_t failed = 0;
+  // The pending observations' points by id, kept as the store's statuses change, so that
+  // `ask` does not scan the store for them (O(n) per call).
+  std::map<std::int64_t, Eigen::VectorXd> pending;
   std::optional<double> best;  // user's direction
   std::int64_t best_id = 0;
 
@@ -184,7 +193,11 @@ struct Study::Impl {
   void load_observations() {
     for (auto& o : store.observations()) {
       ++total;
-      if (o.status != ObsStatus::Pending) absorb(o);
+      if (o.status == ObsStatus::Pending) {
+        pending.emplace(o.id, o.x);
+      } else {
+        absorb(o);
+      }
     }
   }
 
@@ -215,6 +228,7 @@ struct Study::Impl {
     obs.propose_seconds = seconds_since(t0);
     obs.created_at = unix_now();
     obs.id = store.add_pending(obs);
+    pending.emplace(obs.id, obs.x);
     ++total;
     test_signal_point("run:pending");
     return obs;
@@ -409,6 +423,7 @@ struct Study::Impl {
       logger->warn("observation {} failed: {}", obs.id, out.reason);
     }
     test_signal_point("run:recorded");
+    pending.erase(obs.id);
     absorb(obs);
   }
 };
@@ -607,7 +622,8 @@ Observation Study::ask() {
   }
   // Points asked and not told are being evaluated somewhere: the same rule as run_async's.
   std::vector<Eigen::VectorXd> pending;
-  for (auto& o : s.store.observations(ObsStatus::Pending)) pending.push_back(std::move(o.x));
+  pending.reserve(s.pending.size());
+  for (const auto& entry : s.pending) pending.push_back(entry.second);
   s.data.set_pending(pending);
   struct Clear {
     DatasetBuffer& data;
@@ -655,6 +671,84 @@ void Study::set_limits(std::int64_t budget, double time_limit_seconds, std::int6
   s.pipeline.workers = workers;
   s.store.set_meta("pipeline", to_toml(s.pipeline));
   s.store.set_meta("budget", std::to_string(budget));
+}
+
+Prediction Study::predict(const std::vector<std::vector<sdk::Value>>& points) {
+  Impl& s = *impl_;
+  const std::string dir = s.dir.string();
+  if (!s.pipeline.surrogate) {
+    throw ConfigError(fmt::format(
+        "study {}: its pipeline has no [surrogate] (a model-free pipeline, [inner_solver] {}), "
+        "so there is no model to predict with",
+        dir, s.pipeline.inner_solver.id()));
+  }
+  const std::string sid = s.pipeline.surrogate->id();
+  if (!s.components->surrogates.empty() &&
+      dynamic_cast<const sdk::DensityModel*>(s.components->surrogates[0].surrogate.get()) !=
+          nullptr) {
+    throw ConfigError(fmt::format(
+        "study {}: {} is a density model (arbo::sdk::DensityModel): its prediction is a log "
+        "density ratio of good and bad points, not the objective, so it has no mean and "
+        "uncertainty of the objective to report",
+        dir, sid));
+  }
+  // User values -> encoded points; a parameter left out must be inactive there.
+  const sdk::Space& space = s.components->space;
+  Eigen::MatrixXd X(static_cast<Eigen::Index>(points.size()),
+                    static_cast<Eigen::Index>(space.size()));
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    Eigen::VectorXd x;
+    try {
+      x = space.encode(points[k]);
+    } catch (const sdk::InvalidArgument& e) {
+      throw ConfigError(fmt::format("predict: point {}: {}", k + 1, e.what()));
+    }
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      if (std::holds_alternative<std::monostate>(points[k][i]) && space.is_active(x, i)) {
+        throw ConfigError(
+            fmt::format("predict: point {}: parameter '{}' has no value, and it is active there",
+                        k + 1, space[i].name));
+      }
+    }
+    X.row(static_cast<Eigen::Index>(k)) = x.transpose();
+  }
+  const sdk::Dataset& data = s.data.view();
+  if (data.size() == 0) {
+    throw StudyError(fmt::format(
+        "study {}: no completed observation yet, so there is nothing to fit {} to", dir, sid));
+  }
+  // A surrogate of its own, so that this fit leaves the study's surrogates as they were.
+  KernelContext context(sid, s.logger, &s.never);
+  context.set_model_solver(s.components->model_solver);
+  std::shared_ptr<sdk::Surrogate> model = make_surrogate(s.pipeline, s.registry, context, space);
+  if (auto* saver = dynamic_cast<sdk::SavesState*>(model.get())) {
+    const auto states = s.store.surrogate_states();
+    if (const auto it = states.find(0); it != states.end()) {
+      guarded_call(sid, "restore_state", [&] { saver->restore_state(it->second); });
+    }
+  }
+  context.reseed(s.pipeline.seed, static_cast<std::uint64_t>(s.total), kSaltSurrogate);
+  sdk::Metric metric;
+  metric.name = "objective";
+  guarded_call(sid, "fit", [&] { model->fit(data, metric); });
+  Eigen::VectorXd mean, variance;
+  guarded_call(sid, "predict", [&] { model->predict(X, mean, variance); });
+  if (mean.size() != X.rows() || variance.size() != X.rows() || !mean.allFinite() ||
+      !variance.allFinite()) {
+    throw PluginError(component_error(
+        sid, "predict",
+        fmt::format("returned {} means and {} variances for {} points, or a non-finite one",
+                    mean.size(), variance.size(), X.rows())));
+  }
+  Prediction out;
+  out.mean.resize(points.size());
+  out.stddev.resize(points.size());
+  const double sign = s.pipeline.maximize ? -1.0 : 1.0;  // back from minimization sense
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    out.mean[static_cast<std::size_t>(i)] = sign * mean[i];
+    out.stddev[static_cast<std::size_t>(i)] = std::sqrt(std::max(0.0, variance[i]));
+  }
+  return out;
 }
 
 const Pipeline& Study::pipeline() const noexcept { return impl_->pipeline; }

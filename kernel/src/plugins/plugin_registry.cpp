@@ -21,6 +21,7 @@
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/guarded_call.hpp"
 #include "arbo/sdk/excerpt.hpp"
+#include "arbo/sdk/params.hpp"
 #include "plugins/elf_check.hpp"
 
 namespace arbo::kernel {
@@ -416,6 +417,19 @@ std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::str
       builtin_found = true;
     }
     if (seen.insert(canonical).second) out.push_back(std::move(canonical));
+  }
+  return out;
+}
+
+std::string format_parameters(const ComponentEntry& entry, bool advanced) {
+  const sdk::ParamSpecList& specs = guarded_call(
+      entry.id, "params", [&]() -> const sdk::ParamSpecList& { return entry.info.params(); });
+  if (specs.empty()) return "    (no parameters)\n";
+  std::string out;
+  for (const auto& s : specs) {
+    if (s.advanced && !advanced) continue;
+    out += fmt::format("    {} = {}  ({}{})\n        {}\n", s.name, sdk::to_string(s.default_value),
+                       s.domain(), s.advanced ? ", advanced" : "", s.description);
   }
   return out;
 }

@@ -73,6 +73,13 @@ class PluginRegistry {
   std::unique_ptr<Impl> impl_;
 };
 
+/// A component's parameters as `arbo plugins --params` prints them, one entry per parameter:
+/// "    NAME = DEFAULT  (DOMAIN[, advanced])\n        DESCRIPTION\n", or "    (no
+/// parameters)\n" when it has none; advanced parameters only when `advanced` (`--all`). The
+/// Python package's `arbo.plugins()` hands out the same text as each entry's "doc".
+/// @throws PluginError naming the component when its plugin's `params()` throws.
+std::string format_parameters(const ComponentEntry& entry, bool advanced);
+
 /// The plugin search path, in priority order: `cli_paths`, then the entries of the
 /// `ARBO_PLUGIN_PATH` environment variable (colon-separated), then `<libdir>/arbo/plugins`
 /// beside the loaded libarbo_kernel.so (how the Python module finds them), then

@@ -72,6 +72,12 @@ struct RunSummary {
   double kernel_seconds() const { return wall_seconds - plugin_seconds - command_seconds; }
 };
 
+/// The objective surrogate's prediction at some points (`Study::predict`), one entry per point.
+struct Prediction {
+  std::vector<double> mean;    ///< predicted objective, in the objective's user units and direction
+  std::vector<double> stddev;  ///< predictive standard deviation (>= 0), the objective's units
+};
+
 class Study {
  public:
   /// Creates a study directory for `pipeline` (source_text: the TOML as written, stored for
@@ -113,6 +119,29 @@ class Study {
   /// the stored pipeline (to extend a study on resume).
   /// @throws ConfigError if `budget` is below the number of observations already made.
   void set_limits(std::int64_t budget, double time_limit_seconds, std::int64_t workers = 0);
+
+  /// The objective's surrogate fitted to the completed observations, evaluated at `points`:
+  /// each point holds one user value per parameter, in the space's order (monostate for a
+  /// parameter that is inactive there). Returns the predictive mean and standard deviation in
+  /// the objective's user units and direction: the surrogate learns the kernel's
+  /// minimization-sense target (`sdk::Dataset::y`, negated for a maximized study), and its
+  /// mean is negated back here; whatever standardization the surrogate does inside, its
+  /// `predict` is in the target's units (sdk/surrogate.hpp).
+  ///
+  /// The fit is the one the next proposal makes (the same data, and the surrogate's stream
+  /// reseeded for observation number `observation_count()`), but on a separate instance of
+  /// the pipeline's surrogate, so the study's own surrogates, and hence its proposals, are left
+  /// as they were; a surrogate with `sdk::SavesState` starts from the state stored with the
+  /// study's last model-based proposal. Pending observations are not in the fit (no constant
+  /// liar). With `[proposal] known_penalty` the surrogate models the penalized objective, and
+  /// that is what is returned.
+  /// Cost: one fit of the surrogate (a GP: O(n^3)) and one `predict` over all the points.
+  /// @throws ConfigError if the pipeline has no surrogate, if its surrogate is a density model
+  ///         (`sdk::DensityModel`, TPE: its prediction is a density ratio, not the objective),
+  ///         or if a point is invalid (naming the point and the parameter); StudyError if the
+  ///         study has no completed observation; PluginError if the surrogate throws or
+  ///         returns a non-finite or wrongly sized prediction.
+  Prediction predict(const std::vector<std::vector<sdk::Value>>& points);
 
   const Pipeline& pipeline() const noexcept;
   const sdk::Space& space() const noexcept;
