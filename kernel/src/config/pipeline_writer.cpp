@@ -14,6 +14,16 @@ using config::format_double;
 using config::format_key;
 using config::quote_string;
 
+// A TOML array of basic strings.
+std::string quote_strings(const std::vector<std::string>& values) {
+  std::string array = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) array += ", ";
+    array += quote_string(values[i]);
+  }
+  return array + "]";
+}
+
 std::string format_param(const sdk::ParamValue& value) {
   struct Visitor {
     std::string operator()(bool b) const { return b ? "true" : "false"; }
@@ -69,15 +79,7 @@ void write_parameter(std::string& out, const sdk::Parameter& p) {
       write_kv(out, "high", std::to_string(static_cast<std::int64_t>(p.upper)));
       write_kv(out, "log", p.log_scale ? "true" : "false");
       break;
-    case sdk::ParamType::Categorical: {
-      std::string choices = "[";
-      for (std::size_t i = 0; i < p.choices.size(); ++i) {
-        if (i > 0) choices += ", ";
-        choices += quote_string(p.choices[i]);
-      }
-      write_kv(out, "choices", choices + "]");
-      break;
-    }
+    case sdk::ParamType::Categorical: write_kv(out, "choices", quote_strings(p.choices)); break;
     case sdk::ParamType::Binary: break;
   }
   // An automatic default (monostate) is the absence of the key.
@@ -125,12 +127,7 @@ std::string to_toml(const Pipeline& pipeline) {
     write_component_body(out, *problem.plugin);
     write_kv(out, "noise", format_double(problem.noise));
   } else {
-    std::string argv = "[";
-    for (std::size_t i = 0; i < problem.command.size(); ++i) {
-      if (i > 0) argv += ", ";
-      argv += quote_string(problem.command[i]);
-    }
-    write_kv(out, "command", argv + "]");
+    write_kv(out, "command", quote_strings(problem.command));
     write_kv(out, "timeout", format_double(problem.timeout_seconds));
     write_kv(out, "workdir", quote_string(problem.working_directory));
     // Written only for Slurm, so that local pipelines read back byte for byte as before.
@@ -143,12 +140,7 @@ std::string to_toml(const Pipeline& pipeline) {
       if (!o.memory.empty()) write_kv(out, "memory", quote_string(o.memory));
       if (o.cpus > 0) write_kv(out, "cpus", std::to_string(o.cpus));
       write_kv(out, "job_name", quote_string(o.job_name));
-      std::string args = "[";
-      for (std::size_t i = 0; i < o.sbatch_args.size(); ++i) {
-        if (i > 0) args += ", ";
-        args += quote_string(o.sbatch_args[i]);
-      }
-      write_kv(out, "sbatch_args", args + "]");
+      write_kv(out, "sbatch_args", quote_strings(o.sbatch_args));
       write_kv(out, "poll", format_double(o.poll_seconds));
       write_kv(out, "cancel_on_exit", o.cancel_on_exit ? "true" : "false");
     }
@@ -188,12 +180,7 @@ std::string to_toml(const Pipeline& pipeline) {
   // Written only when on, so that pipelines without it read back byte for byte as before.
   if (!pipeline.augmentation.cheap_constraints.empty()) {
     out += "\n[augmentation]\n";
-    std::string names = "[";
-    for (std::size_t i = 0; i < pipeline.augmentation.cheap_constraints.size(); ++i) {
-      if (i > 0) names += ", ";
-      names += quote_string(pipeline.augmentation.cheap_constraints[i]);
-    }
-    write_kv(out, "cheap_constraints", names + "]");
+    write_kv(out, "cheap_constraints", quote_strings(pipeline.augmentation.cheap_constraints));
     write_kv(out, "points", std::to_string(pipeline.augmentation.points));
   }
   const ProposalOptions& proposal = pipeline.proposal;
