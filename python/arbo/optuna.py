@@ -14,8 +14,10 @@ How Optuna's define-by-run maps onto an arbo study:
 
 * The arbo study is created lazily, when the first trial *completes*: its distributions are the
   search space, and its ``constraints_func`` values give the number of black-box constraints.
-  Until then, trials are sampled by the fallback sampler (``RandomSampler``) and are not
-  recorded in arbo: the study's observations start at the second completed trial's sampling.
+  Until then, trials are sampled by the fallback sampler (``RandomSampler``). The trial that
+  defined the space is then recorded in arbo as a point it did not propose
+  (``Study.tell_point``, origin ``tell``), so n completed trials are n observations; trials
+  that failed before it are not (their space is unknown to arbo).
 * From then on the relative search space is that first trial's distributions (those arbo
   supports): ``sample_relative`` asks arbo for the whole point. A parameter outside it (a new
   one, a conditional one, or an unsupported distribution: a float or int with ``step`` other
@@ -31,7 +33,8 @@ How Optuna's define-by-run maps onto an arbo study:
   ``<=`` and threshold 0, Optuna's convention (feasible iff every value is <= 0).
 * A complete trial is told to arbo with its value and constraints; a failed or pruned one is
   recorded as a failed observation with a reason. Trials with parameters fixed by
-  ``study.enqueue_trial`` are not proposed by arbo and are not recorded.
+  ``study.enqueue_trial`` are not proposed by arbo; they are recorded with ``tell_point`` when
+  every parameter of arbo's space has a value arbo accepts, and left out otherwise.
 * The arbo study lives in ``study_dir`` (by default a temporary directory removed when the
   sampler is garbage-collected); give a path to keep it and inspect it with ``arbo show``. Its
   budget is set large: Optuna's ``n_trials``/``timeout`` decide when to stop.
@@ -125,6 +128,20 @@ class _Param:
             choices = ", ".join(_toml_str(c) for c in self.labels)
             lines += ['type = "categorical"', f"choices = [{choices}]"]
         return "\n".join(lines) + "\n"
+
+    def to_arbo(self, value: Any) -> Any:
+        """An Optuna value of this distribution as arbo's user value; None if it is not one."""
+        d = self.dist
+        try:
+            if isinstance(d, FloatDistribution):
+                v = float(value)
+                return v if d.low <= v <= d.high else None
+            if isinstance(d, IntDistribution):
+                v = int(value)
+                return v if d.low <= v <= d.high else None
+            return self.labels[list(d.choices).index(value)]
+        except (TypeError, ValueError):
+            return None
 
     def to_optuna(self, value: Any) -> Any:
         d = self.dist
@@ -316,11 +333,12 @@ class ArboSampler(BaseSampler):
             if self._study is None:
                 if state == TrialState.COMPLETE and not self._closed:
                     self._build_study(study, trial, len(constraints or ()))
+                    if self._study is not None:
+                        self._tell(study, trial, None, state, values, constraints)
                 return
             id = study._storage.get_trial_system_attrs(trial._trial_id).get(_ID_KEY)
-            if id is None:
-                return  # not proposed by arbo (the first trial, or an enqueued one)
-            self._tell(study, trial, int(id), state, values, constraints)
+            # A trial arbo did not propose (enqueued) is recorded as a told point.
+            self._tell(study, trial, None if id is None else int(id), state, values, constraints)
 
     def _call_constraints_func(self, study: optuna.Study, trial: FrozenTrial):
         # As optuna.samplers._base._process_constraints_after_trial (Optuna 3.1): the values,
@@ -339,13 +357,45 @@ class ArboSampler(BaseSampler):
             study._storage.set_trial_system_attr(trial._trial_id, _CONSTRAINTS_KEY, constraints)
         return constraints
 
+    def _told_params(self, trial: FrozenTrial) -> Optional[Dict[str, Any]]:
+        """The trial's values of arbo's space as arbo values, or None if one is missing or
+        outside it (a trial enqueued with other values)."""
+        out = {}
+        for name, param in self._params.items():
+            if name not in trial.params or trial.distributions.get(name) != param.dist:
+                return None
+            value = param.to_arbo(trial.params[name])
+            if value is None:
+                return None
+            out[name] = value
+        return out
+
     def _tell(self, study, trial, id, state, values, constraints) -> None:
+        if id is None:
+            # Not proposed by arbo: recorded as a point of its own, when arbo's space holds it.
+            params = self._told_params(trial)
+            if params is None:
+                return
+            study_ = self._study
+
+            class _Point:
+                """tell/tell_failed of a told point, with the signatures of a pending one's."""
+
+                def tell(self, _id, objective, constraints=None):
+                    study_.tell_point(params, objective, constraints=constraints)
+
+                def tell_failed(self, _id, reason):
+                    study_.tell_point_failed(params, reason)
+
+            target = _Point()
+        else:
+            target = self._study
         if state == TrialState.COMPLETE:
             cons = {}
             if self._n_constraints:
                 if constraints is None or len(constraints) != self._n_constraints:
                     got = "no" if constraints is None else str(len(constraints))
-                    self._study.tell_failed(
+                    target.tell_failed(
                         id,
                         f"Optuna trial {trial.number}: constraints_func returned {got} values, "
                         f"the study has {self._n_constraints}",
@@ -353,14 +403,14 @@ class ArboSampler(BaseSampler):
                     return
                 cons = {f"c{k}": v for k, v in enumerate(constraints)}
             try:
-                self._study.tell(id, float(values[0]), constraints=cons)
+                target.tell(id, float(values[0]), constraints=cons)
             except arbo.ConfigError as e:  # e.g. an infinite value: arbo records nothing
-                self._study.tell_failed(id, f"Optuna trial {trial.number}: {e}")
+                target.tell_failed(id, f"Optuna trial {trial.number}: {e}")
         elif state == TrialState.PRUNED:
-            self._study.tell_failed(id, f"Optuna trial {trial.number} was pruned")
+            target.tell_failed(id, f"Optuna trial {trial.number} was pruned")
         else:
             # Optuna does not hand the exception to samplers; its log names it.
-            self._study.tell_failed(
+            target.tell_failed(
                 id,
                 f"Optuna trial {trial.number} failed (the objective raised or returned an "
                 "invalid value)",

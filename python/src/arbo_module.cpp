@@ -162,33 +162,41 @@ class PyStudy {
   }
 
   void tell(std::int64_t id, double objective, const std::optional<py::dict>& constraints) {
+    const kernel::EvalOutcome out =
+        outcome_of(objective, constraints, fmt::format("observation {}", id));
+    py::gil_scoped_release release;
+    std::lock_guard lock(mutex_);
+    live().tell(id, out);
+  }
+
+  // A result as the kernel's result reader takes it. A typo must not consume an evaluation:
+  // unknown constraint names are refused before anything is recorded, as `arbo tell
+  // --constraint` does; missing or non-finite values are refused by the reader. `what` names
+  // what would have been recorded.
+  kernel::EvalOutcome outcome_of(double objective, const std::optional<py::dict>& constraints,
+                                 const std::string& what) {
     py::dict result;
     result["objective"] = objective;
     py::dict given = constraints.value_or(py::dict());
-    // A typo must not consume an evaluation: unknown names are refused before anything is
-    // recorded, as `arbo tell --constraint` does. Missing or non-finite values are refused by
-    // the kernel's result reader below.
     for (const auto& item : given) {
       const std::string name = py::str(item.first);
       bool known = false;
       for (const auto& c : live().constraints()) known = known || c.name == name;
       if (!known) {
-        throw kernel::ConfigError(
-            fmt::format("constraint '{}': the study has no such constraint; nothing was recorded "
-                        "for observation {}",
-                        name, id));
+        throw kernel::ConfigError(fmt::format(
+            "constraint '{}': the study has no such constraint; nothing was recorded for {}", name,
+            what));
       }
     }
     result["constraints"] = given;
     const std::string text = json_dumps(result);
     py::gil_scoped_release release;
     std::lock_guard lock(mutex_);
-    const kernel::EvalOutcome out = live().outcome_from_json(text);
+    kernel::EvalOutcome out = live().outcome_from_json(text);
     if (!out.ok) {
-      throw kernel::ConfigError(
-          fmt::format("{}; nothing was recorded for observation {}", out.reason, id));
+      throw kernel::ConfigError(fmt::format("{}; nothing was recorded for {}", out.reason, what));
     }
-    live().tell(id, out);
+    return out;
   }
 
   void tell_failed(std::int64_t id, const std::string& reason) {
@@ -358,27 +366,9 @@ class PyStudy {
   // The objective surrogate's mean and standard deviation at `points` (mappings of parameter
   // names to user values), in the objective's user units and direction.
   std::pair<py::array_t<double>, py::array_t<double>> predict(const py::iterable& points) {
-    const sdk::Space& space = live().space();
     std::vector<std::vector<sdk::Value>> values;
-    const py::object mapping = py::module_::import("collections.abc").attr("Mapping");
     for (const py::handle& point : points) {
-      const std::size_t k = values.size() + 1;
-      if (!py::isinstance<py::dict>(point) && !py::isinstance(point, mapping)) {
-        throw kernel::ConfigError(
-            fmt::format("predict: point {} is a {}, not a mapping of parameter names to values", k,
-                        py::str(py::type::of(point).attr("__name__")).cast<std::string>()));
-      }
-      std::vector<sdk::Value>& row = values.emplace_back(space.size());
-      for (const auto& item : py::reinterpret_borrow<py::object>(point).attr("items")()) {
-        const auto pair = item.cast<py::tuple>();
-        const std::string name = py::str(pair[0]);
-        const auto i = space.index_of(name);
-        if (!i) {
-          throw kernel::ConfigError(
-              fmt::format("predict: point {}: the study has no parameter '{}'", k, name));
-        }
-        row[*i] = to_value(pair[1], name, k);
-      }
+      values.push_back(point_values(point, fmt::format("predict: point {}", values.size() + 1)));
     }
     kernel::Prediction p;
     {
@@ -391,6 +381,56 @@ class PyStudy {
     std::copy(p.mean.begin(), p.mean.end(), mean.mutable_data());
     std::copy(p.stddev.begin(), p.stddev.end(), stddev.mutable_data());
     return {mean, stddev};
+  }
+
+  // A mapping of parameter names to user values as one value per parameter of the space, in
+  // order (monostate for a parameter it leaves out). `where` starts the error messages.
+  std::vector<sdk::Value> point_values(const py::handle& point, const std::string& where) {
+    const sdk::Space& space = live().space();
+    const py::object mapping = py::module_::import("collections.abc").attr("Mapping");
+    if (!py::isinstance<py::dict>(point) && !py::isinstance(point, mapping)) {
+      throw kernel::ConfigError(
+          fmt::format("{} is a {}, not a mapping of parameter names to values", where,
+                      py::str(py::type::of(point).attr("__name__")).cast<std::string>()));
+    }
+    std::vector<sdk::Value> row(space.size());
+    for (const auto& item : py::reinterpret_borrow<py::object>(point).attr("items")()) {
+      const auto pair = item.cast<py::tuple>();
+      const std::string name = py::str(pair[0]);
+      const auto i = space.index_of(name);
+      if (!i) {
+        throw kernel::ConfigError(fmt::format("{}: the study has no parameter '{}'", where, name));
+      }
+      row[*i] = to_value(pair[1], name, where);
+    }
+    return row;
+  }
+
+  // A point the study did not propose, with its result (Study::tell_point).
+  py::dict tell_point(const py::object& params, double objective,
+                      const std::optional<py::dict>& constraints) {
+    const std::vector<sdk::Value> values = point_values(params, "tell_point: params");
+    const kernel::EvalOutcome out = outcome_of(objective, constraints, "the point");
+    kernel::Observation o;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard lock(mutex_);
+      o = live().tell_point(values, out);
+    }
+    return observation_dict(o);
+  }
+
+  py::dict tell_point_failed(const py::object& params, const std::string& reason) {
+    const std::vector<sdk::Value> values = point_values(params, "tell_point_failed: params");
+    kernel::EvalOutcome out;
+    out.reason = reason.empty() ? "reported failed by the user" : reason;
+    kernel::Observation o;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard lock(mutex_);
+      o = live().tell_point(values, out);
+    }
+    return observation_dict(o);
   }
 
   // The search space, one dict per parameter in order (see the binding's docstring).
@@ -457,6 +497,7 @@ class PyStudy {
     py::dict d;
     d["id"] = o.id;
     d["status"] = kernel::to_string(o.status);
+    d["origin"] = o.origin;
     d["params"] = json_loads(o.params_json);
     if (o.status == kernel::ObsStatus::Complete) {
       d["objective"] = o.objective;
@@ -474,7 +515,8 @@ class PyStudy {
 
   // A Python value as the kernel's user value of parameter `name` of point `k` (None: inactive).
   // Its type is checked against the parameter's by the kernel (Space::encode).
-  static sdk::Value to_value(const py::handle& v, const std::string& name, std::size_t k) {
+  static sdk::Value to_value(const py::handle& v, const std::string& name,
+                             const std::string& where) {
     if (v.is_none()) return std::monostate{};
     if (py::isinstance<py::str>(v)) return v.cast<std::string>();
     if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
@@ -488,9 +530,9 @@ class PyStudy {
     py::module_ numbers = py::module_::import("numbers");
     if (py::isinstance(o, numbers.attr("Integral"))) return py::int_(o).cast<std::int64_t>();
     if (py::isinstance(o, numbers.attr("Real"))) return py::float_(o).cast<double>();
-    throw kernel::ConfigError(fmt::format(
-        "predict: point {}: parameter '{}': a {} is not a parameter value (a number, bool or str)",
-        k, name, py::str(py::type::of(v).attr("__name__")).cast<std::string>()));
+    throw kernel::ConfigError(
+        fmt::format("{}: parameter '{}': a {} is not a parameter value (a number, bool or str)",
+                    where, name, py::str(py::type::of(v).attr("__name__")).cast<std::string>()));
   }
 
   static py::object from_value(const sdk::Value& v) {
@@ -614,6 +656,17 @@ PYBIND11_MODULE(_arbo, m) {
            "StudyError if `id` is not pending.")
       .def("tell_failed", &PyStudy::tell_failed, py::arg("id"), py::arg("reason"),
            "Records pending observation `id` as failed, with `reason`.")
+      .def("tell_point", &PyStudy::tell_point, py::arg("params"), py::arg("objective"),
+           py::arg("constraints") = py::none(),
+           "Records a point the study did not propose (an earlier experiment, a warm start) with "
+           "its result, as a finished observation with origin 'tell', and returns it as a dict. "
+           "`params` maps parameter names to user values (inactive ones may be left out); the "
+           "point is snapped to the space. It counts toward the budget. Raises ConfigError "
+           "(nothing recorded) for an invalid value, a missing active parameter or a bad "
+           "result, StudyError once the budget is spent.")
+      .def("tell_point_failed", &PyStudy::tell_point_failed, py::arg("params"), py::arg("reason"),
+           "Records a point the study did not propose as a failed observation, with `reason`; "
+           "returns it as a dict.")
       .def_property_readonly("best", &PyStudy::best,
                              "The best feasible observation as a dict (id, status, params, "
                              "objective, feasible, constraints), or None.")

@@ -68,14 +68,18 @@ def test_constrained_branin_with_ctpe(tmp_path):
     assert a is not None
     assert a.parameter_names == ["x1", "x2"] and a.constraint_names == ["c0"]
     assert not a.maximize
-    # Trial 0 is sampled before the space is known (fallback); every later one by arbo.
+    # Trial 0 is sampled before the space is known (fallback) and recorded as observation 1, a
+    # point arbo did not propose; every later one is proposed by arbo.
     ids = arbo_trial_ids(study)
     assert ids[0] is None
-    assert [ids[n] for n in range(1, 30)] == list(range(1, 30))
+    assert [ids[n] for n in range(1, 30)] == list(range(2, 31))
+    ids[0] = 1
     obs = {o["id"]: o for o in a.observations()}
-    assert len(obs) == 29
+    assert len(obs) == 30
+    assert obs[1]["origin"] == "tell"
+    assert all(obs[i]["origin"] != "tell" for i in range(2, 31))
     n_infeasible = 0
-    for t in study.trials[1:]:
+    for t in study.trials:
         o = obs[ids[t.number]]
         assert o["status"] == "complete"
         assert o["params"] == pytest.approx(t.params)
@@ -86,15 +90,15 @@ def test_constrained_branin_with_ctpe(tmp_path):
         assert o["feasible"] == (c <= 0.0)
         n_infeasible += not o["feasible"]
     assert n_infeasible > 0  # the disk covers about a third of the box
-    feasible = [t for t in study.trials[1:] if t.system_attrs["constraints"][0] <= 0.0]
+    feasible = [t for t in study.trials if t.system_attrs["constraints"][0] <= 0.0]
     best = a.best
     assert best is not None and best["feasible"]
     assert best["objective"] == pytest.approx(min(t.value for t in feasible))
-    assert disk(study.trials[best["id"]])[0] <= 0.0
+    assert disk(study.trials[best["id"] - 1])[0] <= 0.0
     sampler.close()
     # The kept study directory is an ordinary arbo study.
     with arbo.open_study(str(tmp_path / "s")) as reopened:
-        assert len(reopened) == 29
+        assert len(reopened) == 30
 
 
 def test_distributions_map_back(tmp_path):
@@ -157,7 +161,7 @@ def test_failed_and_pruned_trials_become_failed_observations(tmp_path):
     TS = optuna.trial.TrialState
     assert states[2] == TS.FAIL and states[3] == TS.PRUNED and states[6] == TS.FAIL
     obs = {o["id"]: o for o in sampler.arbo_study.observations()}
-    assert len(obs) == 11  # trial 0 before the study existed
+    assert len(obs) == 12  # trial 0, before the study existed, as a told point
     for t in study.trials[1:]:
         o = obs[t.system_attrs["arbo:observation_id"]]
         if t.state == TS.FAIL:
@@ -185,8 +189,10 @@ def test_first_trial_failing_defers_the_study(tmp_path):
     sampler = ArboSampler(RANDOM_TOML, seed=1, study_dir=str(tmp_path / "s"))
     study = optuna.create_study(sampler=sampler)
     study.optimize(objective, n_trials=5, catch=(RuntimeError,))
-    # Trials 0 (failed) and 1 (the first complete) came from the fallback sampler.
-    assert len(sampler.arbo_study) == 3
+    # Trials 0 (failed) and 1 (the first complete) came from the fallback sampler: 1 is
+    # recorded as a told point, 0 not at all (arbo had no space yet).
+    assert len(sampler.arbo_study) == 4
+    assert sampler.arbo_study.observations()[0]["origin"] == "tell"
     sampler.close()
 
 
@@ -200,9 +206,26 @@ def test_maximize(tmp_path):
     study.optimize(objective, n_trials=15)
     a = sampler.arbo_study
     assert a.maximize
-    later = study.trials[1:]
-    assert a.best["objective"] == pytest.approx(max(t.value for t in later))
-    assert a.best["objective"] > min(t.value for t in later)
+    assert a.best["objective"] == pytest.approx(max(t.value for t in study.trials))
+    assert a.best["objective"] > min(t.value for t in study.trials)
+    sampler.close()
+
+
+def test_enqueued_trials_are_recorded_as_told_points(tmp_path):
+    sampler = ArboSampler(RANDOM_TOML, constraints_func=disk, seed=6,
+                          study_dir=str(tmp_path / "s"))
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(branin_objective, n_trials=3)
+    study.enqueue_trial({"x1": 2.5, "x2": 4.0})
+    study.enqueue_trial({"x1": 99.0, "x2": 4.0})  # outside arbo's space: not recorded
+    study.optimize(branin_objective, n_trials=3)
+    obs = sampler.arbo_study.observations()
+    # Trial 0 (the space's), the enqueued trial 3; trial 4 is not; 1, 2 and 5 are arbo's.
+    assert [o["origin"] == "tell" for o in obs] == [True, False, False, True, False]
+    told = obs[3]
+    assert told["params"] == pytest.approx({"x1": 2.5, "x2": 4.0})
+    assert told["objective"] == pytest.approx(branin(2.5, 4.0))
+    assert told["constraints"]["c0"] == pytest.approx(study.trials[3].system_attrs["constraints"][0])
     sampler.close()
 
 
@@ -263,6 +286,6 @@ def test_one_line_switch_from_tpe(tmp_path):
     arbo_sampler = ArboSampler(CTPE_TOML, constraints_func=disk, seed=1)
     arbo_study, best = optimize_script(arbo_sampler)
     assert len(tpe_study.trials) == len(arbo_study.trials) == 12
-    assert len(arbo_sampler.arbo_study) == 11
+    assert len(arbo_sampler.arbo_study) == 12  # every trial, the first as a told point
     assert best is not None and disk(best)[0] <= 0.0
     arbo_sampler.close()

@@ -289,5 +289,51 @@ TEST_F(StudyTest, PredictRefusesWhatItCannotAnswer) {
   expect_message([&] { tpe->predict(one); }, {"surrogate/tpe is a density model", "[exit 3]"});
 }
 
+// Study::tell_point: a point the study did not propose, recorded as a finished observation
+// with origin "tell", in the data the next proposal sees, counted in the budget, kept on reopen.
+TEST_F(StudyTest, TellPointRecordsAPointTheStudyDidNotPropose) {
+  auto study =
+      Study::create(dir_,
+                    parse_pipeline(external_toml("[inner_solver]\nplugin = \"random\"\n", false),
+                                   "test.toml", {}, lookup_from(registry_)),
+                    "", registry_);
+  study->set_limits(3, 0);
+  const Observation told = study->tell_point({sdk::Value(0.25), sdk::Value(std::string("b"))},
+                                             study->outcome_from_json("{\"objective\": 4.5}"));
+  EXPECT_EQ(told.id, 1);
+  EXPECT_EQ(told.origin, "tell");
+  EXPECT_EQ(told.status, ObsStatus::Complete);
+  EXPECT_TRUE(told.feasible);
+  EXPECT_EQ(nlohmann::json::parse(told.params_json),
+            nlohmann::json::parse(R"({"x": 0.25, "k": "b"})"));
+  ASSERT_EQ(study->dataset().size(), 1u);
+  EXPECT_EQ(study->dataset().y[0], 4.5);
+  ASSERT_TRUE(study->best());
+  EXPECT_EQ(study->best()->id, 1);
+  // A failure is told the same way; the next proposal takes the next number.
+  EvalOutcome failed;
+  failed.reason = "the furnace broke";
+  const Observation f = study->tell_point({sdk::Value(0.5), sdk::Value(std::string("a"))}, failed);
+  EXPECT_EQ(f.status, ObsStatus::Failed);
+  EXPECT_EQ(study->dataset().X_failed.rows(), 1);
+  EXPECT_EQ(study->ask().id, 3);
+  // Bad values are refused and record nothing; so is a point beyond the budget.
+  EXPECT_THROW(study->tell_point({sdk::Value(2.0), sdk::Value(std::string("a"))}, failed),
+               StudyError);  // the budget (3) is spent
+  study->set_limits(5, 0);
+  EXPECT_THROW(study->tell_point({sdk::Value(2.0), sdk::Value(std::string("a"))}, failed),
+               ConfigError);  // x out of bounds
+  EXPECT_THROW(study->tell_point({sdk::Value(0.5), sdk::Value(std::string("c"))}, failed),
+               ConfigError);  // no such choice
+  EXPECT_THROW(study->tell_point({sdk::Value(0.5), sdk::Value()}, failed),
+               ConfigError);  // k missing
+  EXPECT_EQ(study->observation_count(), 3);
+  study.reset();
+  auto reopened = Study::open(dir_, registry_);
+  EXPECT_EQ(reopened->observation_count(), 3);
+  EXPECT_EQ(reopened->dataset().size(), 1u);
+  EXPECT_EQ(reopened->store().observation(1)->origin, "tell");
+}
+
 }  // namespace
 }  // namespace arbo::kernel

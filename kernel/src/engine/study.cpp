@@ -396,7 +396,9 @@ struct Study::Impl {
     }
   }
 
-  void record(Observation& obs, const EvalOutcome& out) {
+  // Fills the result fields of `obs` from `out` (status, objective, constraints, feasibility
+  // by the black-box values and the known constraints, reason, finish time).
+  void finish(Observation& obs, const EvalOutcome& out) const {
     const auto& constraints = components->constraints;
     obs.finished_at = unix_now();
     if (out.ok) {
@@ -411,16 +413,23 @@ struct Study::Impl {
         feasible = feasible &&
                    constraints[k].normalized(out.constraints[static_cast<Eigen::Index>(k)]) <= 0.0;
       }
-      store.complete(obs.id, out.objective, out.constraints, feasible, obs.eval_seconds);
       obs.status = ObsStatus::Complete;
       obs.objective = out.objective;
       obs.constraints = out.constraints;
       obs.feasible = feasible;
     } else {
-      store.fail(obs.id, out.reason, obs.eval_seconds);
       obs.status = ObsStatus::Failed;
       obs.reason = out.reason;
-      logger->warn("observation {} failed: {}", obs.id, out.reason);
+    }
+  }
+
+  void record(Observation& obs, const EvalOutcome& out) {
+    finish(obs, out);
+    if (obs.status == ObsStatus::Complete) {
+      store.complete(obs.id, obs.objective, obs.constraints, obs.feasible, obs.eval_seconds);
+    } else {
+      store.fail(obs.id, obs.reason, obs.eval_seconds);
+      logger->warn("observation {} failed: {}", obs.id, obs.reason);
     }
     test_signal_point("run:recorded");
     pending.erase(obs.id);
@@ -647,6 +656,40 @@ void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
                                  kernel::to_string(obs->status)));
   }
   impl_->record(*obs, outcome);
+}
+
+Observation Study::tell_point(const std::vector<sdk::Value>& values, const EvalOutcome& outcome) {
+  Impl& s = *impl_;
+  if (s.total >= s.pipeline.budget) {
+    const std::string dir = s.store.directory().string();
+    throw StudyError(fmt::format(
+        "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
+        "--set study.budget=N'",
+        dir, s.pipeline.budget, dir));
+  }
+  const sdk::Space& space = s.components->space;
+  Observation obs;
+  try {
+    obs.x = space.encode(values);
+  } catch (const sdk::InvalidArgument& e) {
+    throw ConfigError(fmt::format("tell: {}", e.what()));
+  }
+  for (std::size_t i = 0; i < space.size() && i < values.size(); ++i) {
+    if (std::holds_alternative<std::monostate>(values[i]) && space.is_active(obs.x, i)) {
+      throw ConfigError(
+          fmt::format("tell: parameter '{}' has no value, and it is active there", space[i].name));
+    }
+  }
+  obs.origin = "tell";
+  obs.params_json = params_to_json(space, obs.x);
+  obs.created_at = unix_now();
+  s.finish(obs, outcome);
+  obs.id = s.store.add_finished(obs);
+  ++s.total;
+  if (obs.status == ObsStatus::Failed)
+    s.logger->warn("observation {} failed: {}", obs.id, obs.reason);
+  s.absorb(obs);
+  return obs;
 }
 
 EvalOutcome Study::outcome_from_json(const std::string& json_text) const {

@@ -111,6 +111,19 @@ class Study {
   Observation ask();
   /// Records the outcome of a pending observation (from `ask`). @throws StudyError.
   void tell(std::int64_t id, const EvalOutcome& outcome);
+  /// Records a point that the study did not propose, with its outcome, as a finished
+  /// observation with origin "tell" (one transaction): earlier experiments that warm-start a
+  /// study, a point an Optuna user enqueued, the trial that defined an Optuna search space.
+  /// `values` holds one user value per parameter in the space's order (monostate for a
+  /// parameter inactive there); the point is snapped to the space's grid as every observation
+  /// is. It counts toward the budget and takes the next observation number (the streams of
+  /// later proposals are keyed by theirs). Feasibility is computed as for any observation
+  /// (black-box values and known constraints); a point violating a known constraint is
+  /// recorded as infeasible. Cost: one insert.
+  /// @throws ConfigError if a value is invalid (naming the parameter) or a needed one missing;
+  ///         StudyError if the budget is spent; PluginError if the outcome has the wrong number
+  ///         of constraint values.
+  Observation tell_point(const std::vector<sdk::Value>& values, const EvalOutcome& outcome);
   /// Converts user-facing JSON (an object {"objective":..., "constraints": ...}, a bare number,
   /// or {"error": ...}) into an outcome with this study's constraints.
   EvalOutcome outcome_from_json(const std::string& json_text) const;
