@@ -264,7 +264,11 @@ def report(rows, md_path, csv_path):
         "optimum; `inf` = no feasible point yet. Median over seeds, [25th-75th percentile]. "
         "\"feasible\" = seeds with a feasible point after N evaluations. \"q=4 needs\" = the "
         "first evaluation count at which the median q = 4 curve reaches the median final regret "
-        "of q = 1 (as a fraction of N; \"not reached\" if it does not within N). Verdict: "
+        "of q = 1 (as a fraction of N; \"not reached\" if it does not within N); \"q=1 "
+        "reaches q=4's final\" = the converse, the first evaluation count at which the median "
+        "q = 1 curve reaches the median final regret of q = 4 (when q = 4 is worse, N over "
+        "this count is what q = 4 pays in evaluations). \"seeds q=4 <= q=1\": seeds on which "
+        "q = 4's final regret is at most q = 1's (same seed, same initial design). Verdict: "
         "\"tie\" when the final IQRs overlap, otherwise the better q.",
         "",
     ]
@@ -276,8 +280,9 @@ def report(rows, md_path, csv_path):
         lines += [f"### {problem} (N = {budget}, initial design {PROBLEMS[problem]['initial']})",
                   "",
                   "| method | q | seeds | feasible | final regret, median [IQR] | "
-                  + " | ".join(f"n={m}" for m in marks) + " | q=4 needs | verdict |",
-                  "|---|---:|---:|---:|---|" + "---:|" * len(marks) + "---|---|"]
+                  + " | ".join(f"n={m}" for m in marks)
+                  + " | q=4 needs | q=1 reaches q=4's final | seeds q=4 <= q=1 | verdict |",
+                  "|---|---:|---:|---:|---|" + "---:|" * len(marks) + "---|---|---:|---|"]
         for method in METHODS:
             finals = {}
             for q in QS:
@@ -296,12 +301,20 @@ def report(rows, md_path, csv_path):
                 cells = [method, str(q), str(len(per_seed)), str(sum(v < INF for v in fin)),
                          f"{fmt(med)} [{fmt(lo)}, {fmt(hi)}]"]
                 cells += [fmt(mc[m - 1]) if m <= len(mc) else "" for m in marks]
-                needs = verdict = ""
+                needs = reaches = paired = verdict = ""
                 if q == 4 and 1 in finals:
                     target = finals[1][1]
                     n4 = first_reaching(mc, target) if target < INF else None
                     needs = (f"{n4} ({n4 / budget:.2f} N)" if n4 is not None
                              else "not reached" if target < INF else "-")
+                    n1 = first_reaching(finals[1][3], med) if med < INF else None
+                    reaches = (f"{n1} ({n1 / budget:.2f} N)" if n1 is not None
+                               else "not reached" if med < INF else "-")
+                    # Paired by seed: both runs share the initial design.
+                    q1 = cur[(problem, method, 1)]
+                    common = [s for s in per_seed if s in q1]
+                    paired = (f"{sum(per_seed[s][-1] <= q1[s][-1] for s in common)}"
+                              f"/{len(common)}")
                     lo1, _, hi1, _ = finals[1]
                     if hi < lo1:
                         verdict = "q=4 better"
@@ -309,7 +322,7 @@ def report(rows, md_path, csv_path):
                         verdict = "q=1 better"
                     else:
                         verdict = "tie"
-                cells += [needs, verdict]
+                cells += [needs, reaches, paired, verdict]
                 lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     # Proposal time: the model stage's median seconds per proposal, and median study wall time.
