@@ -54,8 +54,11 @@ METHODS = {
 }
 SEEDS = [1, 2, 3, 4, 5]
 QS = [1, 4]
-FIELDS = ["problem", "method", "q", "seed", "evaluation", "obs_id", "origin", "objective",
-          "feasible", "best_feasible", "regret", "propose_seconds", "study_seconds"]
+# pending: observations proposed before this one and not yet recorded when it was proposed
+# (their finished_at after its created_at): q - 1 in steady state with problem_command.py.
+FIELDS = ["problem", "method", "q", "seed", "evaluation", "obs_id", "origin", "pending",
+          "objective", "feasible", "best_feasible", "regret", "propose_seconds",
+          "study_seconds"]
 
 
 def merge(base, extra):
@@ -143,6 +146,7 @@ class Runner:
         study = job / "study"
         obs = self.finished(study, budget)
         seconds = None
+        reused = obs is not None
         if obs is None:
             shutil.rmtree(job, ignore_errors=True)
             (job / "gate").mkdir(parents=True)
@@ -171,13 +175,14 @@ class Runner:
         opt = self.info[problem]["optimum"]
         rows, best = [], INF
         for n, o in enumerate(obs[:budget], start=1):
+            pending = sum(1 for p in obs[:n - 1] if p["finished_at"] > o["created_at"])
             ok = o["status"] == "complete"
             feasible = bool(ok and o["feasible"])
             if feasible:
                 best = min(best, o["objective"])
             rows.append({
                 "problem": problem, "method": method, "q": q, "seed": seed, "evaluation": n,
-                "obs_id": o["id"], "origin": o.get("origin", ""),
+                "obs_id": o["id"], "origin": o.get("origin", ""), "pending": pending,
                 "objective": repr(o["objective"]) if ok else "",
                 "feasible": int(feasible),
                 "best_feasible": repr(best) if best < INF else "",
@@ -187,7 +192,7 @@ class Runner:
             })
         final = rows[-1]["regret"] if rows else ""
         result = f"final regret {float(final):.4g}" if final else "no feasible point"
-        took = f" ({seconds:.0f} s)" if seconds is not None else " (reused)"
+        took = " (reused)" if reused else f" ({seconds:.0f} s)"
         self.say(f"done {problem} {method} q={q} seed={seed}: {result}{took}")
         return rows
 
@@ -327,14 +332,18 @@ def report(rows, md_path, csv_path):
                 lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     # Proposal time: the model stage's median seconds per proposal, and median study wall time.
-    lines += ["### Time per study", "",
-              "| problem | method | q | median s per model proposal | median study wall (s) |",
-              "|---|---|---:|---:|---:|"]
+    lines += ["### Time per study, and points pending at each model proposal", "",
+              "| problem | method | q | pending at model proposals | "
+              "median s per model proposal | median study wall (s) |",
+              "|---|---|---:|---|---:|---:|"]
     groups = {}
     for r in rows:
-        g = groups.setdefault((r["problem"], r["method"], int(r["q"])), {"p": [], "w": {}})
+        g = groups.setdefault((r["problem"], r["method"], int(r["q"])),
+                              {"p": [], "w": {}, "n": set()})
         if r["origin"] == "model":
             g["p"].append(float(r["propose_seconds"]))
+            if r.get("pending", "") != "":
+                g["n"].add(int(r["pending"]))
         if r["study_seconds"]:
             g["w"][r["seed"]] = float(r["study_seconds"])
     for problem in problems:
@@ -344,11 +353,10 @@ def report(rows, md_path, csv_path):
                 if not g:
                     continue
                 wall = list(g["w"].values())
-                lines.append(f"| {problem} | {method} | {q} | "
-                             f"{fmt(quantile(g['p'], 0.5)) if g['p'] else '-'} | "
-                             f"{quantile(wall, 0.5):.0f} |" if wall else
-                             f"| {problem} | {method} | {q} | "
-                             f"{fmt(quantile(g['p'], 0.5)) if g['p'] else '-'} | - |")
+                pend = ", ".join(map(str, sorted(g["n"]))) or "-"
+                prop = fmt(quantile(g["p"], 0.5)) if g["p"] else "-"
+                med_wall = f"{quantile(wall, 0.5):.0f}" if wall else "-"
+                lines.append(f"| {problem} | {method} | {q} | {pend} | {prop} | {med_wall} |")
     lines.append("")
     # Only the part between the markers is rewritten: the text around it is written by hand.
     begin, end = "<!-- tables begin -->", "<!-- tables end -->"
