@@ -23,7 +23,10 @@ method, q, seed), the others are kept, and the tables of --md (between its "tabl
 import argparse
 import concurrent.futures
 import csv
+import gzip
+import io
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -201,10 +204,18 @@ class Runner:
             print(text, flush=True)
 
 
+def open_text(path, mode):
+    if path.suffix == ".gz":
+        # mtime 0: the same rows give the same bytes (no change to commit after a --report-only)
+        return io.TextIOWrapper(gzip.GzipFile(path, mode[0] + "b", mtime=0), encoding="utf-8",
+                                newline="")
+    return open(path, mode, newline="", encoding="utf-8")
+
+
 def read_csv(path):
     if not path.exists():
         return []
-    with open(path, newline="", encoding="utf-8") as f:
+    with open_text(path, "r") as f:
         return list(csv.DictReader(f))
 
 
@@ -212,7 +223,7 @@ def write_csv(path, rows):
     key = lambda r: (r["problem"], r["method"], int(r["q"]), int(r["seed"]), int(r["evaluation"]))
     rows = sorted(rows, key=key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with open_text(path, "w") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
@@ -253,6 +264,16 @@ def median_curve(per_seed):
     return [quantile([c[i] for c in per_seed.values()], 0.5) for i in range(n)]
 
 
+def sign_test(a, b):
+    """Two-sided exact sign test of paired values; equal pairs dropped. None without pairs."""
+    wins = sum(x < y for x, y in zip(a, b))
+    n = wins + sum(x > y for x, y in zip(a, b))
+    if n == 0:
+        return None
+    k = min(wins, n - wins)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+
+
 def first_reaching(curve, target):
     for i, v in enumerate(curve):
         if v <= target:
@@ -274,7 +295,8 @@ def report(rows, md_path, csv_path):
         "reaches q=4's final\" = the converse, the first evaluation count at which the median "
         "q = 1 curve reaches the median final regret of q = 4 (when q = 4 is worse, N over "
         "this count is what q = 4 pays in evaluations). \"seeds q=4 <= q=1\": seeds on which "
-        "q = 4's final regret is at most q = 1's (same seed, same initial design). Verdict: "
+        "q = 4's final regret is at most q = 1's (same seed, same initial design), and the two-sided "
+        "exact sign test of the paired final regrets (equal pairs dropped). Verdict: "
         "\"tie\" when the final IQRs overlap, otherwise the better q.",
         "",
     ]
@@ -287,7 +309,7 @@ def report(rows, md_path, csv_path):
                   "",
                   "| method | q | seeds | feasible | final regret, median [IQR] | "
                   + " | ".join(f"n={m}" for m in marks)
-                  + " | q=4 needs | q=1 reaches q=4's final | seeds q=4 <= q=1 | verdict |",
+                  + " | q=4 needs | q=1 reaches q=4's final | seeds q=4 <= q=1, sign test | verdict |",
                   "|---|---:|---:|---:|---|" + "---:|" * len(marks) + "---|---|---:|---|"]
         for method in METHODS:
             finals = {}
@@ -319,8 +341,10 @@ def report(rows, md_path, csv_path):
                     # Paired by seed: both runs share the initial design.
                     q1 = cur[(problem, method, 1)]
                     common = [s for s in per_seed if s in q1]
+                    p = sign_test([per_seed[s][-1] for s in common],
+                                  [q1[s][-1] for s in common])
                     paired = (f"{sum(per_seed[s][-1] <= q1[s][-1] for s in common)}"
-                              f"/{len(common)}")
+                              f"/{len(common)}, p = {'-' if p is None else f'{p:.2g}'}")
                     lo1, _, hi1, _ = finals[1]
                     if hi < lo1:
                         verdict = "q=4 better"
@@ -371,7 +395,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--arbo", default=os.environ.get("ARBO_CLI", str(REPO / "build/bin/arbo")))
     ap.add_argument("--work", default="/tmp/arbo_sample_efficiency")
-    ap.add_argument("--csv", default=str(HERE / "results" / "sample_efficiency.csv"))
+    ap.add_argument("--csv", default=str(HERE / "results" / "sample_efficiency.csv.gz"))
     ap.add_argument("--md", default=str(HERE / "results" / "sample_efficiency.md"))
     ap.add_argument("--problems", nargs="+", choices=list(PROBLEMS), default=list(PROBLEMS))
     ap.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS))
