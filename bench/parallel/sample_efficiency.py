@@ -295,8 +295,8 @@ def report(rows, md_path, csv_path):
         "reaches q=4's final\" = the converse, the first evaluation count at which the median "
         "q = 1 curve reaches the median final regret of q = 4 (when q = 4 is worse, N over "
         "this count is what q = 4 pays in evaluations). \"seeds q=4 <= q=1\": seeds on which "
-        "q = 4's final regret is at most q = 1's (same seed, same initial design), and the two-sided "
-        "exact sign test of the paired final regrets (equal pairs dropped). Verdict: "
+        "q = 4's final regret is at most q = 1's (same seed, same initial design), and the "
+        "two-sided exact sign test of the paired final regrets (equal pairs dropped). Verdict: "
         "\"tie\" when the final IQRs overlap, otherwise the better q.",
         "",
     ]
@@ -309,7 +309,8 @@ def report(rows, md_path, csv_path):
                   "",
                   "| method | q | seeds | feasible | final regret, median [IQR] | "
                   + " | ".join(f"n={m}" for m in marks)
-                  + " | q=4 needs | q=1 reaches q=4's final | seeds q=4 <= q=1, sign test | verdict |",
+                  + " | q=4 needs | q=1 reaches q=4's final | seeds q=4 <= q=1, sign test "
+                  "| verdict |",
                   "|---|---:|---:|---:|---|" + "---:|" * len(marks) + "---|---|---:|---|"]
         for method in METHODS:
             finals = {}
