@@ -73,6 +73,8 @@ done
 stop_daemons  # what an earlier, interrupted run left
 rm -rf "$dir"
 mkdir -p "$dir/state" "$dir/spool"
+# slurmctld must run on the host SlurmctldHost names; the address in parentheses spares the
+# clients a lookup of that name (a CI machine's hostname need not resolve).
 host=$(hostname -s)
 
 mungekey --create --keyfile="$dir/munge.key" --bits=1024 >/dev/null 2>&1 ||
@@ -86,7 +88,7 @@ munged --force --socket="$dir/munge.socket" --key-file="$dir/munge.key" \
 cat >"$dir/slurm.conf" <<CONF
 # Written by tests/slurm/cluster.sh: a single-node test cluster, not for production.
 ClusterName=arbotest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=root
