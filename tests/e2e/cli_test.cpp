@@ -26,7 +26,6 @@ using arbo::test::slurp;
 class Cli : public arbo::test::CliTest {
  protected:
   Cli() : CliTest("arbo_e2e_", std::string("ARBO_PLUGIN_PATH='") + ARBO_FAULTY_PLUGIN_DIR + "' ") {}
-
 };
 
 const char* kSlowObjective = R"(import json, sys, time
@@ -445,6 +444,66 @@ plugin = "random"
   EXPECT_EQ(obs[1]["reason"], "out of memory");
   EXPECT_EQ(obs[2]["feasible"], false);
   EXPECT_EQ(obs[0]["origin"], "ask");
+}
+
+// `arbo tell DIR --params JSON`: a point the study did not propose (an earlier experiment)
+// becomes a finished observation with origin "tell"; a typo in it records nothing.
+TEST_F(Cli, TellWithParamsRecordsAnEarlierExperiment) {
+  write("p.toml", R"([study]
+budget = 5
+[problem]
+command = ["false"]
+[[problem.parameters]]
+name = "lr"
+type = "real"
+low = 0.001
+high = 0.1
+log = true
+[[problem.parameters]]
+name = "opt"
+type = "categorical"
+choices = ["adam", "sgd"]
+[[black_box_constraints]]
+name = "mem"
+sense = "<="
+threshold = 8.0
+[inner_solver]
+plugin = "random"
+)");
+  ASSERT_EQ(arbo("init p.toml --study s").code, 0);
+  CliResult r =
+      arbo("tell s --params '{\"lr\": 0.01, \"opt\": \"sgd\"}' --objective 0.5 --constraint mem=2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("observation 1 recorded as complete (a told point)"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(arbo("tell s --params '{\"lr\": 0.02, \"opt\": \"adam\"}' --failed 'spilled'").code, 0);
+  // Refused, nothing recorded: an unknown name, a value out of bounds, a missing parameter,
+  // both an id and --params, neither.
+  r = arbo("tell s --params '{\"lrr\": 0.01, \"opt\": \"sgd\"}' --objective 1 --constraint mem=1");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("did you mean 'lr'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was recorded for the point of --params"), std::string::npos)
+      << r.err;
+  r = arbo("tell s --params '{\"lr\": 5, \"opt\": \"sgd\"}' --objective 1 --constraint mem=1");
+  EXPECT_EQ(r.code, 3) << r.err;
+  r = arbo("tell s --params '{\"lr\": 0.01}' --objective 1 --constraint mem=1");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("'opt' is missing"), std::string::npos) << r.err;
+  EXPECT_EQ(arbo("tell s 1 --params '{\"lr\": 0.01}' --objective 1").code, 2);
+  EXPECT_EQ(arbo("tell s --objective 1").code, 2);
+  // The next proposal takes the next number.
+  r = arbo("ask s");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["id"], 3);
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 3u);
+  EXPECT_EQ(obs[0]["origin"], "tell");
+  EXPECT_EQ(obs[0]["status"], "complete");
+  EXPECT_EQ(obs[0]["params"]["opt"], "sgd");
+  EXPECT_NEAR(obs[0]["params"]["lr"].get<double>(), 0.01, 1e-12);
+  EXPECT_EQ(obs[0]["feasible"], true);
+  EXPECT_EQ(obs[1]["origin"], "tell");
+  EXPECT_EQ(obs[1]["reason"], "spilled");
 }
 
 TEST_F(Cli, BadInputGivesClearErrorsAndExitCodes) {

@@ -17,6 +17,7 @@
 
 #include "arbo/kernel/errors.hpp"
 #include "arbo/kernel/study.hpp"
+#include "arbo/sdk/error.hpp"
 #include "arbo/sdk/excerpt.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
@@ -135,19 +136,27 @@ int cmd_ask(const std::vector<std::string>& args, const Globals& g) {
 
 int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
   po::options_description opts(
-      "arbo tell DIR ID (--objective V [--constraint NAME=V]... | --json TEXT | --failed REASON)");
-  std::string dir, json_text, failed, objective;
+      "arbo tell DIR (ID | --params JSON) (--objective V [--constraint NAME=V]... | --json TEXT "
+      "| --failed REASON)\n\n"
+      "Records the result of observation ID (from 'arbo ask'), or, with --params, of a point the\n"
+      "study did not propose (an earlier experiment: it becomes a new observation with origin\n"
+      "'tell' and counts toward the budget).\n\noptions");
+  std::string dir, json_text, failed, objective, params_text;
   std::int64_t id = 0;
   std::vector<std::string> cons;
   opts.add_options()("help,h", "show this help")("dir", po::value(&dir), "study directory")(
-      "id", po::value(&id), "observation id from 'arbo ask'")("objective", po::value(&objective),
-                                                              "the objective value")(
+      "id", po::value(&id), "observation id from 'arbo ask'")(
+      "params", po::value(&params_text),
+      "instead of ID: the point's parameter values as a JSON object by name")(
+      "objective", po::value(&objective), "the objective value")(
       "constraint", po::value(&cons)->composing(), "a black-box constraint value: NAME=VALUE")(
       "json", po::value(&json_text), "the result as JSON, as an external command prints it")(
       "failed", po::value(&failed), "the evaluation failed, for this reason");
   po::variables_map vm;
-  if (!parse_args(args, opts, {required_arg("dir"), required_arg("id")}, vm))
+  if (!parse_args(args, opts, {required_arg("dir"), optional_arg("id")}, vm))
     return kernel::kExitOk;
+  const bool told_point = vm.count("params") > 0;
+  if (told_point == (vm.count("id") > 0)) throw po::error("give exactly one of ID and --params");
   const bool has_objective = vm.count("objective") > 0;
   const int modes =
       (has_objective ? 1 : 0) + (vm.count("json") ? 1 : 0) + (vm.count("failed") ? 1 : 0);
@@ -159,12 +168,26 @@ int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
   // A user's typo must never consume an evaluation: only --failed or {"error": ...} records a
   // failed one. Anything else that is not a complete result is refused (exit 3) before the
   // study is touched, so a pending observation stays pending.
+  const std::string subject =
+      told_point ? std::string("the point of --params") : fmt::format("observation {}", id);
   const auto refuse = [&](const std::string& what) {
-    throw kernel::ConfigError(fmt::format(
-        "{}; nothing was recorded for observation {} (to record a failed evaluation, use "
-        "--failed REASON or --json '{{\"error\": REASON}}')",
-        what, id));
+    throw kernel::ConfigError(
+        fmt::format("{}; nothing was recorded for {} (to record a failed evaluation, use "
+                    "--failed REASON or --json '{{\"error\": REASON}}')",
+                    what, subject));
   };
+  // The point of --params, checked before anything is recorded.
+  std::vector<sdk::Value> point;
+  if (told_point) {
+    std::string error;
+    const auto parsed = kernel::parse_bounded_json(params_text, error);
+    if (!parsed) refuse(fmt::format("--params: {}", error));
+    try {
+      point = study->space().decode(encode_params(study->space(), *parsed));
+    } catch (const sdk::InvalidArgument& e) {
+      refuse(fmt::format("--params: {}", e.what()));
+    }
+  }
   kernel::EvalOutcome out;
   if (vm.count("failed")) {
     out.reason = failed.empty() ? "reported failed by the user" : failed;
@@ -211,8 +234,10 @@ int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
     }
     out = r.outcome;
   }
-  study->tell(id, out);
-  std::cout << fmt::format("observation {} recorded as {}\n", id, out.ok ? "complete" : "failed");
+  if (told_point) id = study->tell_point(point, out).id;
+  if (!told_point) study->tell(id, out);
+  std::cout << fmt::format("observation {} recorded as {}{}\n", id, out.ok ? "complete" : "failed",
+                           told_point ? " (a told point)" : "");
   return kernel::kExitOk;
 }
 

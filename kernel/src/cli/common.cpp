@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "arbo/kernel/errors.hpp"
+#include "arbo/sdk/error.hpp"
+#include "arbo/sdk/excerpt.hpp"
 
 namespace po = boost::program_options;
 
@@ -117,6 +119,63 @@ std::string describe_observation(const kernel::Observation& o,
   }
   s += " params=" + o.params_json;
   return s;
+}
+
+// Converts one JSON value to the user value of parameter `p` (the types of Space::encode).
+sdk::Value to_value(const sdk::Parameter& p, const nlohmann::json& v) {
+  const auto bad = [&](const std::string& what) {
+    return sdk::InvalidArgument(fmt::format("parameter '{}': {}", p.name, what));
+  };
+  switch (p.type) {
+    case sdk::ParamType::Real:
+    case sdk::ParamType::Integer:
+      if (v.is_number_integer()) {
+        return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>())
+                                      : v.get<std::int64_t>();
+      }
+      if (v.is_number_float()) return v.get<double>();
+      throw bad(fmt::format("expected a number, got {}", sdk::excerpt(v.dump())));
+    case sdk::ParamType::Categorical:
+      if (v.is_string()) return v.get<std::string>();
+      // Choices that look like numbers ("0".."9") may arrive unquoted from some scripts.
+      if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+      throw bad(
+          fmt::format("expected one of the choices as a string, got {}", sdk::excerpt(v.dump())));
+    case sdk::ParamType::Binary:
+      if (v.is_boolean()) return v.get<bool>();
+      if (v.is_number_integer()) return v.get<std::int64_t>();
+      throw bad(fmt::format("expected true or false, got {}", sdk::excerpt(v.dump())));
+  }
+  throw bad("unknown type");
+}
+
+Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& params) {
+  if (!params.is_object()) {
+    throw sdk::InvalidArgument("expected a JSON object of parameter values");
+  }
+  for (const auto& [name, v] : params.items()) {
+    if (!space.index_of(name)) {
+      std::vector<std::string> names;
+      for (const auto& p : space.parameters()) names.push_back(p.name);
+      const std::string hint = sdk::nearest_name(name, names);
+      throw sdk::InvalidArgument(
+          fmt::format("unknown parameter '{}'{}", sdk::excerpt(name),
+                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+    }
+  }
+  std::vector<sdk::Value> values(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    auto it = params.find(space[i].name);
+    if (it != params.end() && !it->is_null()) values[i] = to_value(space[i], *it);
+  }
+  Eigen::VectorXd x = space.encode(values);
+  // encode() fills a missing value with the default; only inactive parameters may be missing.
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (std::holds_alternative<std::monostate>(values[i]) && space.is_active(x, i)) {
+      throw sdk::InvalidArgument(fmt::format("parameter '{}' is missing", space[i].name));
+    }
+  }
+  return x;
 }
 
 }  // namespace arbo::cli

@@ -9,9 +9,11 @@
 #include <vector>
 
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 
 #include "arbo/kernel/plugin_registry.hpp"
 #include "arbo/kernel/study_store.hpp"
+#include "arbo/sdk/space.hpp"
 #include "cli/cli.hpp"
 
 namespace arbo::cli {
@@ -55,5 +57,14 @@ std::string format_number(double v);
 /// One line for logs and non-terminal progress output.
 std::string describe_observation(const kernel::Observation& o,
                                  const std::vector<std::string>& constraint_names);
+
+/// Converts one JSON value to the user value of parameter `p` (the types of Space::encode).
+/// @throws sdk::InvalidArgument naming the parameter.
+sdk::Value to_value(const sdk::Parameter& p, const nlohmann::json& v);
+
+/// A JSON object of parameter values by name as an encoded point of `space`: unknown names
+/// (with the nearest valid one), wrong types, values out of bounds and missing active
+/// parameters are refused. @throws sdk::InvalidArgument naming the parameter.
+Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& params);
 
 }  // namespace arbo::cli
