@@ -393,8 +393,9 @@ projections = 0
   EXPECT_LE(fallbacks, 15) << csv.out;
 }
 
-TEST_F(Cli, AskAndTell) {
-  write("p.toml", R"([problem]
+// An external-function study for ask and tell: a log-scaled real, a categorical and one
+// black-box constraint.
+constexpr const char* kAskTellPipeline = R"([problem]
 command = ["false"]
 [[problem.parameters]]
 name = "lr"
@@ -412,7 +413,10 @@ sense = "<="
 threshold = 8.0
 [inner_solver]
 plugin = "random"
-)");
+)";
+
+TEST_F(Cli, AskAndTell) {
+  write("p.toml", kAskTellPipeline);
   ASSERT_EQ(arbo("init p.toml --study s").code, 0);
   CliResult r = arbo("ask s");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -449,27 +453,7 @@ plugin = "random"
 // `arbo tell DIR --params JSON`: a point the study did not propose (an earlier experiment)
 // becomes a finished observation with origin "tell"; a typo in it records nothing.
 TEST_F(Cli, TellWithParamsRecordsAnEarlierExperiment) {
-  write("p.toml", R"([study]
-budget = 5
-[problem]
-command = ["false"]
-[[problem.parameters]]
-name = "lr"
-type = "real"
-low = 0.001
-high = 0.1
-log = true
-[[problem.parameters]]
-name = "opt"
-type = "categorical"
-choices = ["adam", "sgd"]
-[[black_box_constraints]]
-name = "mem"
-sense = "<="
-threshold = 8.0
-[inner_solver]
-plugin = "random"
-)");
+  write("p.toml", std::string("[study]\nbudget = 5\n") + kAskTellPipeline);
   ASSERT_EQ(arbo("init p.toml --study s").code, 0);
   CliResult r =
       arbo("tell s --params '{\"lr\": 0.01, \"opt\": \"sgd\"}' --objective 0.5 --constraint mem=2");

@@ -396,6 +396,17 @@ struct Study::Impl {
     }
   }
 
+  // `ask` and `tell_point` add an observation outside `run`. The count is the opened study's
+  // (pending observations included), not read again.
+  void require_budget_left() const {
+    if (total < pipeline.budget) return;
+    const std::string d = store.directory().string();
+    throw StudyError(fmt::format(
+        "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
+        "--set study.budget=N'",
+        d, pipeline.budget, d));
+  }
+
   // Fills the result fields of `obs` from `out` (status, objective, constraints, feasibility
   // by the black-box values and the known constraints, reason, finish time).
   void finish(Observation& obs, const EvalOutcome& out) const {
@@ -621,14 +632,7 @@ RunSummary Study::run(const RunOptions& options) {
 
 Observation Study::ask() {
   Impl& s = *impl_;
-  // Counted from the opened study (pending observations included), not read again.
-  if (s.total >= s.pipeline.budget) {
-    const std::string dir = s.store.directory().string();
-    throw StudyError(fmt::format(
-        "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
-        "--set study.budget=N'",
-        dir, s.pipeline.budget, dir));
-  }
+  s.require_budget_left();
   // Points asked and not told are being evaluated somewhere: the same rule as run_async's.
   std::vector<Eigen::VectorXd> pending;
   pending.reserve(s.pending.size());
@@ -660,13 +664,7 @@ void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
 
 Observation Study::tell_point(const std::vector<sdk::Value>& values, const EvalOutcome& outcome) {
   Impl& s = *impl_;
-  if (s.total >= s.pipeline.budget) {
-    const std::string dir = s.store.directory().string();
-    throw StudyError(fmt::format(
-        "{}: the budget of {} evaluations is spent; extend it with 'arbo run --resume --study {} "
-        "--set study.budget=N'",
-        dir, s.pipeline.budget, dir));
-  }
+  s.require_budget_left();
   const sdk::Space& space = s.components->space;
   Observation obs;
   try {
