@@ -262,29 +262,30 @@ class SlurmEvaluator final : public Evaluator {
   std::string attach(const fs::path& dir, std::int64_t id) {
     std::error_code ec;
     if (!fs::exists(dir, ec)) return {};
-    const bool has_result = fs::exists(dir / "exit_code", ec);
-    if (fs::exists(dir / "job_id", ec) && (has_result || !fs::exists(dir / "cancelled", ec))) {
-      return trimmed(read_text(dir / "job_id"));
-    }
-    if (fs::exists(dir / "started", ec) && !fs::exists(dir / "cancelled", ec)) {
-      const std::string job = parse_job_id(read_text(dir / "started"));
-      if (!job.empty()) {
-        write_atomically(dir / "job_id", job + "\n");
-        return job;
+    // A job the driver cancelled (--cancel-on-exit) is submitted again, whatever it wrote
+    // while it was being killed.
+    if (!fs::exists(dir / "cancelled", ec)) {
+      if (fs::exists(dir / "job_id", ec)) return trimmed(read_text(dir / "job_id"));
+      if (fs::exists(dir / "started", ec)) {
+        const std::string job = parse_job_id(read_text(dir / "started"));
+        if (!job.empty()) {
+          write_atomically(dir / "job_id", job + "\n");
+          return job;
+        }
       }
-    }
-    // Killed between sbatch and the job_id file: the job, if sbatch accepted it, carries this
-    // evaluation's name and script.
-    if (fs::exists(dir / "job.sh", ec) && !fs::exists(dir / "cancelled", ec)) {
-      if (std::string job = find_by_name(dir, id); !job.empty()) {
-        write_atomically(dir / "job_id", job + "\n");
-        return job;
+      // Killed between sbatch and the job_id file: the job, if sbatch accepted it, carries this
+      // evaluation's name and script.
+      if (fs::exists(dir / "job.sh", ec)) {
+        if (std::string job = find_by_name(dir, id); !job.empty()) {
+          write_atomically(dir / "job_id", job + "\n");
+          return job;
+        }
       }
     }
     fs::remove_all(dir, ec);
     if (ec) {
-      throw StudyError(
-          fmt::format("cannot clear {} for a new submission: {}", dir.string(), ec.message()));
+      throw StudyError(fmt::format("cannot clear {} for a new submission: {}", dir.string(),
+                                   ec.message()));
     }
     return {};
   }
@@ -448,15 +449,20 @@ class SlurmEvaluator final : public Evaluator {
     return failed;
   }
 
-  // --cancel-on-exit: the job is cancelled and marked, so that a resumed run submits the
-  // evaluation again. A job scancel could not cancel is left to be re-attached.
+  // --cancel-on-exit: the job is marked, then cancelled, so that a resumed run submits the
+  // evaluation again (what the killed command left, an exit status of its SIGTERM among it, is
+  // not a result). A job that has already written its result is left to be collected, and one
+  // scancel could not cancel is unmarked, to be followed again: neither runs twice.
   void cancel(const fs::path& dir, const std::string& job) {
+    std::error_code ec;
+    if (fs::exists(dir / "exit_code", ec)) return;
+    write_atomically(dir / "cancelled", job + "\n");
     ProcessRun r;
     std::string error;
-    if (runner_.run({"scancel", job}, ".", "", kSlurmCommandTimeout, nullptr, r, error) &&
-        r.lost.empty() && !r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) {
-      write_atomically(dir / "cancelled", job + "\n");
-    }
+    const bool cancelled =
+        runner_.run({"scancel", job}, ".", "", kSlurmCommandTimeout, nullptr, r, error) &&
+        r.lost.empty() && !r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+    if (!cancelled) fs::remove(dir / "cancelled", ec);
   }
 
   static std::string interrupted_message(std::int64_t id, const std::string& job) {
