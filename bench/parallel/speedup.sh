@@ -6,6 +6,7 @@ set -eu
 ARBO=$(realpath "${1:-build/bin/arbo}")
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$WORK"
 cat > obj.py <<'PY'
 import json, sys, time
@@ -15,27 +16,7 @@ print((p["x"] - 0.3) ** 2)
 PY
 base=""
 for q in 1 2 4 8; do
-  cat > p$q.toml <<TOML
-[study]
-seed = 1
-budget = 24
-workers = $q
-[problem]
-command = ["python3", "obj.py"]
-[[problem.parameters]]
-name = "x"
-type = "real"
-low = 0.0
-high = 1.0
-[initial_design]
-size = 2
-[inner_solver]
-plugin = "random"
-TOML
-  t0=$(date +%s.%N)
-  "$ARBO" run p$q.toml --study s$q --quiet > /dev/null
-  t1=$(date +%s.%N)
-  wall=$(echo "$t1 - $t0" | bc -l)
+  wall=$(run_random p$q "$q" 24 '["python3", "obj.py"]')
   [ -z "$base" ] && base=$wall
   printf 'workers = %d: %6.2f s wall, speed-up %.2f x\n' "$q" "$wall" "$(echo "$base / $wall" | bc -l)"
 done
