@@ -75,6 +75,26 @@ ComponentLookup lookup_from(const PluginRegistry& registry) {
 
 namespace {
 
+// User values (one per parameter; monostate where none is given) as an encoded point: an
+// invalid value, or no value for a parameter that is active there, is a ConfigError whose
+// message starts with `where`.
+Eigen::VectorXd encode_user_point(const sdk::Space& space, const std::vector<sdk::Value>& values,
+                                  const std::string& where) {
+  Eigen::VectorXd x;
+  try {
+    x = space.encode(values);
+  } catch (const sdk::InvalidArgument& e) {
+    throw ConfigError(fmt::format("{}: {}", where, e.what()));
+  }
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (std::holds_alternative<std::monostate>(values[i]) && space.is_active(x, i)) {
+      throw ConfigError(fmt::format("{}: parameter '{}' has no value, and it is active there",
+                                    where, space[i].name));
+    }
+  }
+  return x;
+}
+
 // The study's log, dir/arbo.log. One that cannot be opened (a directory in its place, no
 // permission) is a study error, exit 5, not an internal one.
 std::shared_ptr<spdlog::logger> open_study_log(const fs::path& dir, bool verbose) {
@@ -667,17 +687,7 @@ Observation Study::tell_point(const std::vector<sdk::Value>& values, const EvalO
   s.require_budget_left();
   const sdk::Space& space = s.components->space;
   Observation obs;
-  try {
-    obs.x = space.encode(values);
-  } catch (const sdk::InvalidArgument& e) {
-    throw ConfigError(fmt::format("tell: {}", e.what()));
-  }
-  for (std::size_t i = 0; i < space.size() && i < values.size(); ++i) {
-    if (std::holds_alternative<std::monostate>(values[i]) && space.is_active(obs.x, i)) {
-      throw ConfigError(
-          fmt::format("tell: parameter '{}' has no value, and it is active there", space[i].name));
-    }
-  }
+  obs.x = encode_user_point(space, values, "tell");
   obs.origin = "tell";
   obs.params_json = params_to_json(space, obs.x);
   obs.created_at = unix_now();
@@ -738,19 +748,8 @@ Prediction Study::predict(const std::vector<std::vector<sdk::Value>>& points) {
   Eigen::MatrixXd X(static_cast<Eigen::Index>(points.size()),
                     static_cast<Eigen::Index>(space.size()));
   for (std::size_t k = 0; k < points.size(); ++k) {
-    Eigen::VectorXd x;
-    try {
-      x = space.encode(points[k]);
-    } catch (const sdk::InvalidArgument& e) {
-      throw ConfigError(fmt::format("predict: point {}: {}", k + 1, e.what()));
-    }
-    for (std::size_t i = 0; i < space.size(); ++i) {
-      if (std::holds_alternative<std::monostate>(points[k][i]) && space.is_active(x, i)) {
-        throw ConfigError(
-            fmt::format("predict: point {}: parameter '{}' has no value, and it is active there",
-                        k + 1, space[i].name));
-      }
-    }
+    const Eigen::VectorXd x =
+        encode_user_point(space, points[k], fmt::format("predict: point {}", k + 1));
     X.row(static_cast<Eigen::Index>(k)) = x.transpose();
   }
   const sdk::Dataset& data = s.data.view();
