@@ -129,6 +129,11 @@ std::string parse_job_id(const std::string& out) {
   return id;
 }
 
+// A Slurm command that ran to its end and exited 0.
+bool succeeded(const ProcessRun& r) {
+  return r.lost.empty() && !r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+}
+
 // Slurm's time limit, in whole minutes (its unit), at least one.
 std::int64_t minutes_for(double seconds) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(seconds / 60.0)));
@@ -201,8 +206,7 @@ class JobStates {
     std::string error;
     const std::vector<std::string> argv = {"sacct",       "--noheader",   "--allocations",
                                            "--parsable2", "--jobs=" + id, "--format=State"};
-    if (runner_.run(argv, ".", "", kSlurmCommandTimeout, nullptr, r, error) && r.lost.empty() &&
-        !r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) {
+    if (runner_.run(argv, ".", "", kSlurmCommandTimeout, nullptr, r, error) && succeeded(r)) {
       std::string state = trimmed(r.out.text());
       state = state.substr(0, state.find_first_of(" \n"));
       if (!state.empty()) return state;
@@ -284,8 +288,8 @@ class SlurmEvaluator final : public Evaluator {
     }
     fs::remove_all(dir, ec);
     if (ec) {
-      throw StudyError(fmt::format("cannot clear {} for a new submission: {}", dir.string(),
-                                   ec.message()));
+      throw StudyError(
+          fmt::format("cannot clear {} for a new submission: {}", dir.string(), ec.message()));
     }
     return {};
   }
@@ -299,7 +303,7 @@ class SlurmEvaluator final : public Evaluator {
       throw ConfigError(fmt::format("problem.executor = \"slurm\": {}", error));
     }
     if (r.interrupted) throw InterruptedError(interrupted_message(id, {}));
-    if (!r.lost.empty() || r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
+    if (!succeeded(r)) {
       // Not knowing whether the job exists, submitting again could run the evaluation twice.
       throw StudyError(fmt::format(
           "observation {} may have been submitted to Slurm by a run that was killed, and squeue "
@@ -359,15 +363,13 @@ class SlurmEvaluator final : public Evaluator {
     // Interrupted while sbatch ran: the job may exist; a resumed run finds it by name.
     if (r.interrupted) throw InterruptedError(interrupted_message(id, {}));
     const std::string job = parse_job_id(r.out.text());
-    if (!r.lost.empty() || r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0 ||
-        job.empty()) {
+    if (!succeeded(r) || job.empty()) {
       fs::remove_all(dir, ec);
-      const std::string why =
-          r.timed_out       ? fmt::format("no answer in {} s", kSlurmCommandTimeout)
-          : !r.lost.empty() ? r.lost
-          : job.empty() && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0
-              ? fmt::format("no job id in its output '{}'", last_chars(r.out.text(), 200))
-              : last_chars(r.err.text(), 2000);
+      const std::string why = r.timed_out ? fmt::format("no answer in {} s", kSlurmCommandTimeout)
+                              : !r.lost.empty() ? r.lost
+                              : succeeded(r)    ? fmt::format("no job id in its output '{}'",
+                                                              last_chars(r.out.text(), 200))
+                                                : last_chars(r.err.text(), 2000);
       throw ConfigError(
           fmt::format("sbatch refused the job of observation {}: {} (check [problem.slurm] and "
                       "problem.timeout: sbatch {})",
@@ -461,7 +463,7 @@ class SlurmEvaluator final : public Evaluator {
     std::string error;
     const bool cancelled =
         runner_.run({"scancel", job}, ".", "", kSlurmCommandTimeout, nullptr, r, error) &&
-        r.lost.empty() && !r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+        succeeded(r);
     if (!cancelled) fs::remove(dir / "cancelled", ec);
   }
 
