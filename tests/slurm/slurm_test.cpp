@@ -30,7 +30,8 @@ using nlohmann::json;
 
 // What each observation does is set by files in the test directory, read by the job:
 // hold_<id> (wait for gate_<id>), fail_<id> (exit 3 with "boom" on stderr), cancel_<id> (scancel
-// its own job), slow_<id> (sleep past any time limit). Every evaluation marks itself running,
+// its own job), slow_<id> (sleep past any time limit), graceful_<id> (sleep past any time limit,
+// and on SIGTERM print a result and exit 0). Every evaluation marks itself running,
 // waits up to the seconds in the file `barrier` (default 10) for another to run beside it, and
 // records the most it saw running (seen.txt).
 constexpr const char* kObjective = R"(import json, os, subprocess, sys, time
@@ -65,6 +66,13 @@ if os.path.exists("cancel_%d" % i):
     subprocess.run(["scancel", job])
     time.sleep(120)
 if os.path.exists("slow_%d" % i):
+    time.sleep(600)
+if os.path.exists("graceful_%d" % i):
+    import signal
+    def done(*_):
+        print(json.dumps({"objective": 0.0}), flush=True)
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, done)
     time.sleep(600)
 print(json.dumps({"objective": sum((v - 0.3) ** 2 for v in p.values())}))
 )";
@@ -201,21 +209,32 @@ TEST_F(Slurm, FailedAndCancelledJobsAreFailedObservationsNamingTheCause) {
 }
 
 TEST_F(Slurm, AJobPastItsTimeLimitIsAFailedObservationNamingTheLimit) {
-  // problem.timeout = 30 s is Slurm's minimum, one minute; the job sleeps ten.
-  write_pipeline(2, 2, 30.0);
+  // problem.timeout = 30 s is Slurm's minimum, one minute; the jobs sleep ten. The first dies of
+  // Slurm's SIGTERM, the second catches it and prints a result, which does not count: the job
+  // ran out of its time either way.
+  write_pipeline(3, 3, 30.0);
   write("barrier", "0");
   write("slow_1", "");
+  write("graceful_2", "");
   const CliResult r = arbo("run p.toml --study s --quiet");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   auto obs = observations();
-  ASSERT_EQ(obs.size(), 2u);
-  const std::string timed_out = obs[1].dump();
-  EXPECT_EQ(obs[1]["status"], "failed") << timed_out;
-  EXPECT_NE(timed_out.find("ended TIMEOUT (its time limit: problem.timeout = 30 s, 1 min"),
+  ASSERT_EQ(obs.size(), 3u);
+  for (int id : {1, 2}) {
+    const std::string timed_out = obs[id].dump();
+    EXPECT_EQ(obs[id]["status"], "failed") << timed_out;
+    EXPECT_NE(timed_out.find("slurm job " + job_id(id) +
+                             " ended TIMEOUT (its time limit: problem.timeout = 30 s, 1 min"),
+              std::string::npos)
+        << timed_out;
+    EXPECT_NE(timed_out.find("DUE TO TIME LIMIT"), std::string::npos) << timed_out;
+  }
+  EXPECT_NE(obs[1].dump().find("its command was killed by signal 15"), std::string::npos)
+      << obs[1].dump();
+  EXPECT_NE(obs[2].dump().find("its command exited with status 0 after Slurm's SIGTERM"),
             std::string::npos)
-      << timed_out;
-  EXPECT_NE(timed_out.find("DUE TO TIME LIMIT"), std::string::npos) << timed_out;
-  EXPECT_EQ(obs[2]["status"], "complete") << obs[2].dump();
+      << obs[2].dump();
+  EXPECT_EQ(obs[3]["status"], "complete") << obs[3].dump();
 }
 
 TEST_F(Slurm, SbatchRefusingTheJobIsAClearErrorThatConsumesNoEvaluation) {

@@ -8,6 +8,7 @@
 //   started      the job's id, written by the job itself when it starts
 //   stdout, stderr   the command's outputs
 //   exit_code    the command's exit status, written atomically by the job when the command ends
+//   signalled    the job received SIGTERM (Slurm ending it), written before exit_code
 //   slurm.out    what Slurm itself printed for the job (time limit, out of memory, ...)
 //   cancelled    the driver cancelled the job (--cancel-on-exit): a resumed run submits again
 // The files, not the driver, carry the state: a driver killed at any moment and resumed finds
@@ -50,6 +51,10 @@ constexpr double kFilePollSeconds = 0.25;
 // sbatch, squeue and scancel answer in milliseconds; a controller that does not answer in this
 // time is down, and sbatch's own retries fit in it.
 constexpr double kSlurmCommandTimeout = 120.0;
+// How long a job whose command was killed by a signal is followed until Slurm says whether it
+// was Slurm that ended it: the job's shell exits moments after recording the death, and slurmd
+// kills what is left of a timed-out or cancelled job after KillWait (30 s by default).
+constexpr double kSettleSeconds = 90.0;
 constexpr std::size_t kSlurmOutTail = 1000;  // characters of slurm.out quoted in a reason
 
 // Single-quoted for /bin/sh: the job script runs argv exactly as given, like the local
@@ -117,6 +122,11 @@ bool ended(const std::string& state) {
       "BOOT_FAIL",     "CANCELLED", "COMPLETED", "DEADLINE", "FAILED", "NODE_FAIL",
       "OUT_OF_MEMORY", "PREEMPTED", "REVOKED",   "TIMEOUT",  "GONE"};
   return kEnded.count(state) > 0;
+}
+
+// Ended states in which Slurm, not the job's own command, ended the job.
+bool ended_by_slurm(const std::string& state) {
+  return ended(state) && state != "COMPLETED" && state != "FAILED" && state != "GONE";
 }
 
 // A job id as sbatch --parsable prints it ("123" or "123;cluster").
@@ -332,15 +342,18 @@ class SlurmEvaluator final : public Evaluator {
                      fmt::format("{{\"id\": {}, \"params\": {}}}\n", id, params_json));
     std::string argv;
     for (const auto& a : spec_.command) argv += (argv.empty() ? "" : " ") + sh_quote(a);
-    write_atomically(dir / "job.sh",
-                     fmt::format("#!/bin/sh\n"
-                                 "# arbo: observation {} of the study in {}\n"
-                                 "echo \"$SLURM_JOB_ID\" > {}\n"
-                                 "{} < {} > {} 2> {}\n"
-                                 "echo $? > {} && mv {} {}\n",
-                                 id, root_.parent_path().string(), file("started"), argv,
-                                 file("input.json"), file("stdout"), file("stderr"),
-                                 file("exit_code.tmp"), file("exit_code.tmp"), file("exit_code")));
+    write_atomically(
+        dir / "job.sh",
+        fmt::format("#!/bin/sh\n"
+                    "# arbo: observation {} of the study in {}\n"
+                    "arbo_signalled() {{ : > {}; }}\n"
+                    "trap arbo_signalled TERM\n"
+                    "echo \"$SLURM_JOB_ID\" > {}\n"
+                    "{} < {} > {} 2> {}\n"
+                    "echo $? > {} && mv {} {}\n",
+                    id, root_.parent_path().string(), file("signalled"), file("started"), argv,
+                    file("input.json"), file("stdout"), file("stderr"), file("exit_code.tmp"),
+                    file("exit_code.tmp"), file("exit_code")));
     const SlurmOptions& o = spec_.slurm;
     std::vector<std::string> sbatch = {
         "sbatch",
@@ -409,11 +422,46 @@ class SlurmEvaluator final : public Evaluator {
     }
   }
 
+  // The result the job recorded. Slurm ends a job (its time limit, scancel) by sending SIGTERM
+  // to all of its processes; the job's shell catches it, lets the command end, and records the
+  // command's status and that the job was signalled (job.sh). The shell may also record a
+  // command killed by a signal before its own SIGTERM arrives, or the signal may have come from
+  // elsewhere (the memory limit, the command itself). In both cases the job's final state says
+  // whether Slurm ended it, and such a job is a failed observation naming the state, with what
+  // Slurm printed, whatever the command wrote. The state is asked for until the job has ended
+  // (moments after the shell exits), at most kSettleSeconds; a controller that does not answer
+  // by then leaves the recorded result.
   EvalOutcome collect(const fs::path& dir, const std::string& job) {
+    int signal = 0;
+    long code = 0;
+    EvalOutcome out = recorded_result(dir, job, signal, code);
+    std::error_code ec;
+    if (signal == 0 && !fs::exists(dir / "signalled", ec)) return out;
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(kSettleSeconds));
+    while (Clock::now() < deadline && !interrupted()) {
+      const std::string state = states_.state(job);
+      if (ended(state)) {
+        if (!ended_by_slurm(state)) return out;
+        return ended_without_result(
+            dir, job, state,
+            signal != 0
+                ? fmt::format("; its command was killed by signal {}", signal)
+                : fmt::format("; its command exited with status {} after Slurm's SIGTERM", code));
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(kFilePollSeconds));
+    }
+    return out;
+  }
+
+  // The exit status and outputs the job wrote; `signal` is set when they say the command was
+  // killed by a signal, `code` to the exit status.
+  EvalOutcome recorded_result(const fs::path& dir, const std::string& job, int& signal,
+                              long& code) {
     ProcessRun r;
     const std::string code_text = trimmed(read_text(dir / "exit_code"));
     char* end = nullptr;
-    const long code = std::strtol(code_text.c_str(), &end, 10);
+    code = std::strtol(code_text.c_str(), &end, 10);
     if (code_text.empty() || *end != '\0' || code < 0 || code > 255) {
       EvalOutcome failed;
       failed.reason =
@@ -423,15 +471,17 @@ class SlurmEvaluator final : public Evaluator {
     read_tail(dir / "stdout", r.out);
     read_tail(dir / "stderr", r.err);
     // The shell reports a command killed by signal N as 128 + N: read back as such.
-    r.status = code > 128 && code < 128 + NSIG ? static_cast<int>(code - 128)
-                                               : static_cast<int>(code) << 8;
+    signal = code > 128 && code < 128 + NSIG ? static_cast<int>(code - 128) : 0;
+    r.status = signal != 0 ? signal : static_cast<int>(code) << 8;
     EvalOutcome out = outcome_of_run(r, spec_.timeout_seconds, cons_);
     if (!out.ok) out.reason = fmt::format("slurm job {}: {}", job, out.reason);
     return out;
   }
 
+  // `left` says what the job recorded, if anything, before Slurm ended it.
   EvalOutcome ended_without_result(const fs::path& dir, const std::string& job,
-                                   const std::string& state) {
+                                   const std::string& state,
+                                   const std::string& left = " and wrote no result") {
     EvalOutcome failed;
     std::string what = state == "GONE" ? std::string("is no longer known to squeue or sacct")
                                        : fmt::format("ended {}", state);
@@ -445,7 +495,7 @@ class SlurmEvaluator final : public Evaluator {
                                       : std::string();
     TailBuffer err(kStderrKept);
     if (fs::exists(dir / "stderr", ec)) read_tail(dir / "stderr", err);
-    failed.reason = fmt::format("slurm job {} {} and wrote no result{}{}", job, what,
+    failed.reason = fmt::format("slurm job {} {}{}{}{}", job, what, left,
                                 slurm_out.empty() ? std::string() : "; slurm: " + slurm_out,
                                 stderr_suffix(err.text()));
     return failed;
