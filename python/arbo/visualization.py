@@ -456,7 +456,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return code
 
     try:
-        with arbo.open_study(args.dir) as study:
+        # Read only: a study that `arbo run` is driving can be drawn.
+        with arbo.open_study(args.dir, read_only=True) as study:
             if args.kind == "history":
                 fig = plot_history(study, size=size, dpi=args.dpi)
             elif args.kind == "slices":

@@ -138,7 +138,7 @@ class PyStudy {
     return std::make_unique<PyStudy>(std::move(study));
   }
 
-  static std::unique_ptr<PyStudy> open(const std::string& directory) {
+  static std::unique_ptr<PyStudy> open(const std::string& directory, bool read_only) {
     const kernel::PluginRegistry& reg = registry();
     std::unique_ptr<kernel::Study> study;
     {
@@ -146,7 +146,8 @@ class PyStudy {
       if (!kernel::StudyStore::exists(directory)) {
         throw kernel::StudyError(fmt::format("{} holds no study", directory));
       }
-      study = kernel::Study::open(directory, reg);
+      study = read_only ? kernel::Study::open_read_only(directory, reg)
+                        : kernel::Study::open(directory, reg);
     }
     return std::make_unique<PyStudy>(std::move(study));
   }
@@ -721,9 +722,13 @@ PYBIND11_MODULE(_arbo, m) {
         "Creates a study in `directory` from a pipeline file or a TOML string (`toml=`), with "
         "`overrides` as `arbo run --set` (\"study.budget=20\"). Raises ConfigError naming the "
         "line and key, StudyError if the directory already holds a study.");
-  m.def("open_study", &PyStudy::open, py::arg("directory"),
+  m.def("open_study", &PyStudy::open, py::arg("directory"), py::kw_only(),
+        py::arg("read_only") = false,
         "Opens an existing study (made by Python or by the arbo CLI) and takes its lock. Raises "
-        "StudyError if there is none or another process holds it.");
+        "StudyError if there is none or another process holds it. With `read_only=True` it takes "
+        "no lock and writes nothing, so a study that `arbo run` is driving can be read, plotted "
+        "and predicted from: the object sees the study as it was when opened, and ask, tell, "
+        "tell_point and optimize raise StudyError.");
   m.def("plugins", &plugins,
         "The components of the loaded plugins, sorted by id: id, kind, name, summary, plugin, "
         "version, library, params (name, kind, default, domain, description, advanced), and "

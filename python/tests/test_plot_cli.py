@@ -2,6 +2,7 @@
 # `arbo plot` end to end through the real CLI, which finds the package itself (PYTHONPATH is
 # removed from its environment): each kind writes a PNG of the requested size; errors keep the
 # CLI's exit codes (usage 2, configuration 3, study 5, python3 or matplotlib missing 7).
+import math
 import os
 
 import matplotlib.image
@@ -78,3 +79,33 @@ def test_errors_keep_the_cli_exit_codes(tmp_path, cli):
     r = plot(external, "--out", out, PYTHONPATH=str(tmp_path / "fake"))
     assert r.returncode == 7 and "python3-matplotlib" in r.stderr, r.stderr
     assert not os.path.exists(out)
+
+
+def test_a_study_being_driven_is_drawn_and_read_but_not_written(tmp_path, cli):
+    _, gp = make_studies(tmp_path)
+    log = os.path.join(gp, "arbo.log")
+    # The writer holds the study's lock, as `arbo run` does while it drives the study.
+    with arbo.open_study(gp) as driver:
+        before = open(log, "rb").read()
+        out = str(tmp_path / "live.png")
+        r = cli("plot", gp, "--out", out, "--kind", "surrogate", "--params", "x",
+                env=clean_env())
+        assert r.returncode == 0, r.stderr
+        assert matplotlib.image.imread(out).shape[:2] == (600, 960)
+        with arbo.open_study(gp, read_only=True) as reader:
+            assert len(reader.observations()) == len(driver.observations()) == 8
+            point = {"x": 0.5, "lr": 0.01, "n": 2, "opt": "adam"}
+            mean, sd = reader.predict([point])
+            assert math.isfinite(mean[0]) and sd[0] >= 0.0
+            for call in (reader.ask, lambda: reader.tell_point(point, objective=1.0)):
+                try:
+                    call()
+                    raise AssertionError("a read-only study wrote")
+                except arbo.StudyError as e:
+                    assert "opened to be read only" in str(e), e
+        # Nothing was written by the readers: the driver goes on with the study as it was.
+        assert open(log, "rb").read() == before
+        id, _ = driver.ask()
+        driver.tell(id, objective=0.5)
+    with arbo.open_study(gp) as s:
+        assert len(s.observations()) == 9

@@ -52,7 +52,7 @@ def test_predict_errors(tmp_path):
     id, p = study.ask()
     study.tell(id, gp_objective(p))
     study.predict([good])
-    with pytest.raises(arbo.ConfigError, match="point 2: parameter 'opt' has no value"):
+    with pytest.raises(arbo.ConfigError, match="point 2: parameter 'opt' is missing"):
         study.predict([good, {"x": 0.5, "lr": 0.01, "n": 3}])
     with pytest.raises(arbo.ConfigError, match="point 1: the study has no parameter 'y'"):
         study.predict([dict(good, y=1.0)])
@@ -151,7 +151,7 @@ def test_predict_and_parameters_on_a_conditional_space(tmp_path):
     # is inactive is ignored.
     mean, _ = study.predict([{"optimizer": "adam"}, {"optimizer": "adam", "lr": 0.05}])
     assert mean[0] == mean[1]
-    with pytest.raises(arbo.ConfigError, match="parameter 'lr' has no value"):
+    with pytest.raises(arbo.ConfigError, match="parameter 'lr' is missing"):
         study.predict([{"optimizer": "sgd"}])
     # The plot fills a parameter the incumbent leaves inactive with its middle value.
     fig = av.plot_surrogate(study, ["optimizer"])

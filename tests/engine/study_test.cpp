@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "arbo/kernel/errors.hpp"
@@ -277,7 +278,7 @@ TEST_F(StudyTest, PredictRefusesWhatItCannotAnswer) {
       [&] {
         gp->predict({{0.5, std::string("a")}, {0.5, std::monostate{}}});
       },
-      {"point 2: parameter 'k' has no value", "[exit 3]"});
+      {"point 2: parameter 'k' is missing", "[exit 3]"});
   expect_message([&] { gp->predict({{0.5}}); }, {"point 1", "[exit 3]"});
 
   auto random = study_with("random", "[inner_solver]\nplugin = \"random\"\n");
@@ -333,6 +334,48 @@ TEST_F(StudyTest, TellPointRecordsAPointTheStudyDidNotPropose) {
   EXPECT_EQ(reopened->observation_count(), 3);
   EXPECT_EQ(reopened->dataset().size(), 1u);
   EXPECT_EQ(reopened->store().observation(1)->origin, "tell");
+}
+
+TEST_F(StudyTest, AReadOnlyOpenReadsAStudyThatIsBeingDrivenAndWritesNothing) {
+  auto driver =
+      Study::create(dir_,
+                    parse_pipeline(external_toml("[inner_solver]\nplugin = \"random\"\n", false),
+                                   "test.toml", {}, lookup_from(registry_)),
+                    "", registry_);
+  const Observation asked = driver->ask();
+  driver->tell(asked.id, driver->outcome_from_json("{\"objective\": 2.0}"));
+  const Observation pending = driver->ask();
+  // The driver holds the lock: a second writer is refused, a reader is not.
+  EXPECT_THROW(Study::open(dir_, registry_), StudyError);
+  const auto log_size = fs::file_size(dir_ / "arbo.log");
+  auto reader = Study::open_read_only(dir_, registry_);
+  EXPECT_EQ(reader->observation_count(), 2);
+  EXPECT_EQ(reader->dataset().size(), 1u);
+  ASSERT_TRUE(reader->best());
+  EXPECT_EQ(reader->best()->objective, 2.0);
+  const std::vector<sdk::Value> point{sdk::Value(0.5), sdk::Value(std::string("a"))};
+  EvalOutcome failed;
+  failed.reason = "x";
+  for (const auto& [what, call] : std::vector<std::pair<std::string, std::function<void()>>>{
+           {"run", [&] { reader->run(RunOptions{}); }},
+           {"ask", [&] { reader->ask(); }},
+           {"tell", [&] { reader->tell(pending.id, failed); }},
+           {"tell_point", [&] { reader->tell_point(point, failed); }},
+           {"set_limits", [&] { reader->set_limits(50, 0); }}}) {
+    try {
+      call();
+      ADD_FAILURE() << what << " wrote through a read-only study";
+    } catch (const StudyError& e) {
+      EXPECT_NE(std::string(e.what()).find(what + " needs the study opened for writing"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  reader.reset();
+  EXPECT_EQ(fs::file_size(dir_ / "arbo.log"), log_size);
+  // The driver goes on as if no one had read.
+  driver->tell(pending.id, driver->outcome_from_json("{\"objective\": 1.0}"));
+  EXPECT_EQ(driver->best()->objective, 1.0);
 }
 
 }  // namespace

@@ -83,8 +83,9 @@ int cmd_plot(const std::vector<std::string>& args, const Globals& g) {
   po::options_description opts(
       "arbo plot DIR --out FILE [options]\n\n"
       "Draws a study into an image file with arbo's Python package (python3 and matplotlib:\n"
-      "the Debian packages python3 and python3-matplotlib). The study is opened, so it must not\n"
-      "be running. ARBO_PYTHON names another interpreter. Exit 7 when the image could not be\n"
+      "the Debian packages python3 and python3-matplotlib). The study is read as it is, also\n"
+      "while 'arbo run' drives it. ARBO_PYTHON names another interpreter. Exit 7 when the image "
+      "could not be\n"
       "written, python3 or matplotlib included.\n\noptions");
   std::string dir, out, kind, params, size;
   int dpi = 100;

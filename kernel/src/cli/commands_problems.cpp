@@ -19,6 +19,7 @@
 #include "arbo/kernel/guarded_call.hpp"
 #include "arbo/kernel/plugin_registry.hpp"
 #include "arbo/kernel/problem_loader.hpp"
+#include "arbo/kernel/study.hpp"
 #include "arbo/sdk/error.hpp"
 #include "arbo/sdk/excerpt.hpp"
 #include "arbo/sdk/problem.hpp"
@@ -348,7 +349,7 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       const nlohmann::json& params = p != in.end() && p->is_object() ? *p : in;
       nlohmann::json filtered = params;
       if (&params == &in && !space.index_of("id")) filtered.erase("id");
-      const Eigen::VectorXd x = encode_params(space, filtered);
+      const Eigen::VectorXd x = kernel::encode_user_point(space, values_of_params(space, filtered));
 
       const kernel::EvalOutcome eval = evaluator->evaluate(n, x, "");
       if (!eval.ok) throw sdk::InvalidArgument(eval.reason);

@@ -183,7 +183,9 @@ int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
     const auto parsed = kernel::parse_bounded_json(params_text, error);
     if (!parsed) refuse(fmt::format("--params: {}", error));
     try {
-      point = study->space().decode(encode_params(study->space(), *parsed));
+      point = values_of_params(study->space(), *parsed);
+      kernel::encode_user_point(study->space(),
+                                point);  // refused here, before the study is touched
     } catch (const sdk::InvalidArgument& e) {
       refuse(fmt::format("--params: {}", e.what()));
     }

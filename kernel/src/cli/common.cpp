@@ -149,7 +149,7 @@ sdk::Value to_value(const sdk::Parameter& p, const nlohmann::json& v) {
   throw bad("unknown type");
 }
 
-Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& params) {
+std::vector<sdk::Value> values_of_params(const sdk::Space& space, const nlohmann::json& params) {
   if (!params.is_object()) {
     throw sdk::InvalidArgument("expected a JSON object of parameter values");
   }
@@ -168,14 +168,7 @@ Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& par
     auto it = params.find(space[i].name);
     if (it != params.end() && !it->is_null()) values[i] = to_value(space[i], *it);
   }
-  Eigen::VectorXd x = space.encode(values);
-  // encode() fills a missing value with the default; only inactive parameters may be missing.
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    if (std::holds_alternative<std::monostate>(values[i]) && space.is_active(x, i)) {
-      throw sdk::InvalidArgument(fmt::format("parameter '{}' is missing", space[i].name));
-    }
-  }
-  return x;
+  return values;
 }
 
 }  // namespace arbo::cli

@@ -62,9 +62,10 @@ std::string describe_observation(const kernel::Observation& o,
 /// @throws sdk::InvalidArgument naming the parameter.
 sdk::Value to_value(const sdk::Parameter& p, const nlohmann::json& v);
 
-/// A JSON object of parameter values by name as an encoded point of `space`: unknown names
-/// (with the nearest valid one), wrong types, values out of bounds and missing active
-/// parameters are refused. @throws sdk::InvalidArgument naming the parameter.
-Eigen::VectorXd encode_params(const sdk::Space& space, const nlohmann::json& params);
+/// A JSON object of parameter values by name as the values of `space`'s parameters, in its
+/// order (std::monostate where a name is absent or null), for kernel::encode_user_point: unknown
+/// names (with the nearest valid one) and wrong types are refused.
+/// @throws sdk::InvalidArgument naming the parameter.
+std::vector<sdk::Value> values_of_params(const sdk::Space& space, const nlohmann::json& params);
 
 }  // namespace arbo::cli

@@ -73,26 +73,28 @@ ComponentLookup lookup_from(const PluginRegistry& registry) {
   return lookup;
 }
 
-namespace {
-
-// User values (one per parameter; monostate where none is given) as an encoded point: an
-// invalid value, or no value for a parameter that is active there, is a ConfigError whose
-// message starts with `where`.
-Eigen::VectorXd encode_user_point(const sdk::Space& space, const std::vector<sdk::Value>& values,
-                                  const std::string& where) {
-  Eigen::VectorXd x;
-  try {
-    x = space.encode(values);
-  } catch (const sdk::InvalidArgument& e) {
-    throw ConfigError(fmt::format("{}: {}", where, e.what()));
-  }
+Eigen::VectorXd encode_user_point(const sdk::Space& space, const std::vector<sdk::Value>& values) {
+  Eigen::VectorXd x = space.encode(values);
   for (std::size_t i = 0; i < space.size(); ++i) {
     if (std::holds_alternative<std::monostate>(values[i]) && space.is_active(x, i)) {
-      throw ConfigError(fmt::format("{}: parameter '{}' has no value, and it is active there",
-                                    where, space[i].name));
+      throw sdk::InvalidArgument(
+          fmt::format("parameter '{}' is missing (it is active at this point)", space[i].name));
     }
   }
   return x;
+}
+
+namespace {
+
+// encode_user_point for the study's calls: an invalid point is a configuration error (exit 3)
+// prefixed by the call.
+Eigen::VectorXd encode_point_for(const sdk::Space& space, const std::vector<sdk::Value>& values,
+                                 const std::string& where) {
+  try {
+    return encode_user_point(space, values);
+  } catch (const sdk::InvalidArgument& e) {
+    throw ConfigError(fmt::format("{}: {}", where, e.what()));
+  }
 }
 
 // The study's log, dir/arbo.log. One that cannot be opened (a directory in its place, no
@@ -110,7 +112,8 @@ std::shared_ptr<spdlog::logger> open_study_log(const fs::path& dir, bool verbose
 struct Study::Impl {
   // Held from before the study is read until after the store is closed (declared first, so
   // destroyed last): the one driver of the study.
-  std::unique_ptr<StudyLock> lock;
+  std::unique_ptr<StudyLock> lock;  // null when read_only
+  bool read_only = false;
   fs::path dir;
   StudyStore store;
   Pipeline pipeline;
@@ -416,6 +419,15 @@ struct Study::Impl {
     }
   }
 
+  // A study opened to be read (Study::open_read_only) refuses every call that would write.
+  void require_writable(const char* call) const {
+    if (!read_only) return;
+    throw StudyError(
+        fmt::format("{}: {} needs the study opened for writing; it was opened to be "
+                    "read only (beside the run that may be driving it)",
+                    store.directory().string(), call));
+  }
+
   // `ask` and `tell_point` add an observation outside `run`. The count is the opened study's
   // (pending observations included), not read again.
   void require_budget_left() const {
@@ -530,15 +542,29 @@ std::unique_ptr<Study> Study::create(const fs::path& dir, Pipeline pipeline,
 
 std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& registry,
                                    bool verbose) {
+  return open_with(dir, registry, verbose, false);
+}
+
+std::unique_ptr<Study> Study::open_read_only(const fs::path& dir, const PluginRegistry& registry,
+                                             bool verbose) {
+  return open_with(dir, registry, verbose, true);
+}
+
+std::unique_ptr<Study> Study::open_with(const fs::path& dir, const PluginRegistry& registry,
+                                        bool verbose, bool read_only) {
   // Without a study.db, StudyStore::open says why (no such directory, not a directory, no
   // study), before the lock would create a lock file in a directory that holds no study.
   if (!StudyStore::exists(dir)) StudyStore::open(dir);
   // The lock comes before anything is read: a driver that loaded the study before it held the
   // lock would go on from a stale count once another driver's run ended, and propose and
-  // number again what that run already had.
-  auto lock = std::make_unique<StudyLock>(dir);
-  test_signal_point("open:locked");
-  StudyStore store = StudyStore::open(dir);
+  // number again what that run already had. A reader takes no lock and writes nothing (not
+  // even the log): it reads a snapshot, beside a driver if one runs.
+  std::unique_ptr<StudyLock> lock;
+  if (!read_only) {
+    lock = std::make_unique<StudyLock>(dir);
+    test_signal_point("open:locked");
+  }
+  StudyStore store = read_only ? StudyStore::open_read_only(dir) : StudyStore::open(dir);
   const auto text = store.meta("pipeline");
   if (!text) throw StudyError(fmt::format("{}: the study has no stored pipeline", dir.string()));
   Pipeline pipeline = parse_pipeline(*text, (dir / "study.db").string() + " [stored pipeline]", {},
@@ -546,7 +572,8 @@ std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& re
   pipeline.source_path = store.meta("source_path").value_or("");
   auto impl =
       std::make_unique<Impl>(std::move(lock), dir, std::move(store), std::move(pipeline), registry);
-  impl->logger = open_study_log(dir, verbose);
+  impl->read_only = read_only;
+  impl->logger = read_only ? make_logger("arbo", "", verbose) : open_study_log(dir, verbose);
   impl->build(dir);
   impl->check_stored_names();
   impl->load_observations();
@@ -557,6 +584,7 @@ std::unique_ptr<Study> Study::open(const fs::path& dir, const PluginRegistry& re
 
 RunSummary Study::run(const RunOptions& options) {
   Impl& s = *impl_;
+  s.require_writable("run");
   // The run's flag reaches every component's Context::cancelled() and the evaluator; after
   // the run they see the study's own flag again, which is never set.
   struct UseInterrupt {
@@ -652,6 +680,7 @@ RunSummary Study::run(const RunOptions& options) {
 
 Observation Study::ask() {
   Impl& s = *impl_;
+  s.require_writable("ask");
   s.require_budget_left();
   // Points asked and not told are being evaluated somewhere: the same rule as run_async's.
   std::vector<Eigen::VectorXd> pending;
@@ -673,6 +702,7 @@ Observation Study::ask() {
 }
 
 void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
+  impl_->require_writable("tell");
   auto obs = impl_->store.observation(id);
   if (!obs) throw StudyError(fmt::format("observation {} does not exist", id));
   if (obs->status != ObsStatus::Pending) {
@@ -684,10 +714,11 @@ void Study::tell(std::int64_t id, const EvalOutcome& outcome) {
 
 Observation Study::tell_point(const std::vector<sdk::Value>& values, const EvalOutcome& outcome) {
   Impl& s = *impl_;
+  s.require_writable("tell_point");
   s.require_budget_left();
   const sdk::Space& space = s.components->space;
   Observation obs;
-  obs.x = encode_user_point(space, values, "tell");
+  obs.x = encode_point_for(space, values, "tell");
   obs.origin = "tell";
   obs.params_json = params_to_json(space, obs.x);
   obs.created_at = unix_now();
@@ -706,6 +737,7 @@ EvalOutcome Study::outcome_from_json(const std::string& json_text) const {
 
 void Study::set_limits(std::int64_t budget, double time_limit_seconds, std::int64_t workers) {
   Impl& s = *impl_;
+  s.require_writable("set_limits");
   if (budget < s.total) {
     throw ConfigError(
         fmt::format("study.budget = {} is below the {} observations the study "
@@ -749,7 +781,7 @@ Prediction Study::predict(const std::vector<std::vector<sdk::Value>>& points) {
                     static_cast<Eigen::Index>(space.size()));
   for (std::size_t k = 0; k < points.size(); ++k) {
     const Eigen::VectorXd x =
-        encode_user_point(space, points[k], fmt::format("predict: point {}", k + 1));
+        encode_point_for(space, points[k], fmt::format("predict: point {}", k + 1));
     X.row(static_cast<Eigen::Index>(k)) = x.transpose();
   }
   const sdk::Dataset& data = s.data.view();

@@ -78,6 +78,15 @@ struct Prediction {
   std::vector<double> stddev;  ///< predictive standard deviation (>= 0), the objective's units
 };
 
+/// A point given by a user (`Study::predict`, `Study::tell_point`, `arbo tell --params`,
+/// `arbo problem eval`) encoded by `space`: `values` holds one entry per parameter of `space`,
+/// in its order, std::monostate where none is given (allowed only for a parameter that is
+/// inactive at the point; it then gets its default).
+/// Errors: sdk::InvalidArgument naming the parameter, when a value is invalid (Space::encode:
+/// wrong type, out of bounds, unknown choice) or an active parameter has no value.
+/// Cost: O(D) for D parameters.
+Eigen::VectorXd encode_user_point(const sdk::Space& space, const std::vector<sdk::Value>& values);
+
 class Study {
  public:
   /// Creates a study directory for `pipeline` (source_text: the TOML as written, stored for
@@ -95,6 +104,14 @@ class Study {
   /// damaged.
   static std::unique_ptr<Study> open(const std::filesystem::path& dir,
                                      const PluginRegistry& registry, bool verbose = false);
+  /// Opens an existing study to read it (plots, `predict`, the observations) while another
+  /// process may be driving it: takes no lock and writes nothing, not even the study's log
+  /// (warnings go to stderr). The object sees the study as it was when opened. `run`, `ask`,
+  /// `tell`, `tell_point` and `set_limits` throw StudyError. Same errors as `open`, less
+  /// "in use".
+  static std::unique_ptr<Study> open_read_only(const std::filesystem::path& dir,
+                                               const PluginRegistry& registry,
+                                               bool verbose = false);
   ~Study();
 
   /// Runs until the budget is reached, the time limit passes or `interrupt` is set. Pending
@@ -173,6 +190,9 @@ class Study {
  private:
   struct Impl;
   explicit Study(std::unique_ptr<Impl> impl);
+  static std::unique_ptr<Study> open_with(const std::filesystem::path& dir,
+                                          const PluginRegistry& registry, bool verbose,
+                                          bool read_only);
   std::unique_ptr<Impl> impl_;
 };
 
