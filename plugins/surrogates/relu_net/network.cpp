@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "network.hpp"
 
+#include "kernels.hpp"
+
 #include <cmath>
 #include <numeric>
 
@@ -96,68 +98,6 @@ void shuffle(std::vector<int>& perm, std::mt19937_64& rng) {
   }
 }
 
-namespace {
-
-// The first layer's sparse products for one point: a = b + sum_k v_k W[:, i_k] (gather) and
-// dW[:, i_k] += v_k g (scatter), over the h-long columns of the nonzero inputs. Fixed-size
-// Eigen vectors for the usual widths unroll the column into SIMD packets; with a runtime
-// width the per-column loop overhead costs more than the arithmetic at h = 16 (perf,
-// bench/results/nn-milp/training.md).
-template <int H>
-void gather(const double* W, Eigen::Index h, const double* b, const int* index, const double* value,
-            int nnz, double* out) {
-  using Vec = Eigen::Matrix<double, H, 1>;
-  Eigen::Map<Vec> a(out, h);
-  a = Eigen::Map<const Vec>(b, h);
-  for (int k = 0; k < nnz; ++k) {
-    const Eigen::Map<const Vec> w(W + static_cast<Eigen::Index>(index[k]) * h, h);
-    if (value[k] == 1.0) {
-      a += w;
-    } else {
-      a += value[k] * w;
-    }
-  }
-}
-
-template <int H>
-void scatter(double* dW, Eigen::Index h, const double* g, const int* index, const double* value,
-             int nnz) {
-  using Vec = Eigen::Matrix<double, H, 1>;
-  const Eigen::Map<const Vec> gv(g, h);
-  for (int k = 0; k < nnz; ++k) {
-    Eigen::Map<Vec> w(dW + static_cast<Eigen::Index>(index[k]) * h, h);
-    if (value[k] == 1.0) {
-      w += gv;
-    } else {
-      w += value[k] * gv;
-    }
-  }
-}
-
-void gather_any(const double* W, Eigen::Index h, const double* b, const int* index,
-                const double* value, int nnz, double* out) {
-  switch (h) {
-    case 8: return gather<8>(W, h, b, index, value, nnz, out);
-    case 16: return gather<16>(W, h, b, index, value, nnz, out);
-    case 32: return gather<32>(W, h, b, index, value, nnz, out);
-    case 64: return gather<64>(W, h, b, index, value, nnz, out);
-    default: return gather<Eigen::Dynamic>(W, h, b, index, value, nnz, out);
-  }
-}
-
-void scatter_any(double* dW, Eigen::Index h, const double* g, const int* index, const double* value,
-                 int nnz) {
-  switch (h) {
-    case 8: return scatter<8>(dW, h, g, index, value, nnz);
-    case 16: return scatter<16>(dW, h, g, index, value, nnz);
-    case 32: return scatter<32>(dW, h, g, index, value, nnz);
-    case 64: return scatter<64>(dW, h, g, index, value, nnz);
-    default: return scatter<Eigen::Dynamic>(dW, h, g, index, value, nnz);
-  }
-}
-
-}  // namespace
-
 void Trainer::resize(const Network& net, int batch) {
   const std::size_t hidden = net.architecture().hidden.size();
   bool same_widths = pre_.size() == hidden;
@@ -194,8 +134,9 @@ void Trainer::forward_batch(const Network& net, const SparseRows& data, const in
       out_[s] = a;
     } else {
       const int begin = data.row_ptr[r];
-      gather_any(W0.data(), W0.rows(), b0.data(), data.index.data() + begin,
-                 data.value.data() + begin, data.row_ptr[r + 1] - begin, pre_[0].col(s).data());
+      gather_columns(W0.data(), static_cast<std::size_t>(W0.rows()), b0.data(),
+                     data.index.data() + begin, data.value.data() + begin,
+                     data.row_ptr[r + 1] - begin, pre_[0].col(s).data());
     }
   }
   if (hidden == 0) return;
@@ -259,8 +200,9 @@ double Trainer::loss_gradient(const Network& net, const SparseRows& data, const 
       for (int s = 0; s < m; ++s) {
         const int r = idx[s];
         const int begin = data.row_ptr[r];
-        scatter_any(dW.data(), dW.rows(), d.col(s).data(), data.index.data() + begin,
-                    data.value.data() + begin, data.row_ptr[r + 1] - begin);
+        scatter_columns(dW.data(), static_cast<std::size_t>(dW.rows()), d.col(s).data(),
+                        data.index.data() + begin, data.value.data() + begin,
+                        data.row_ptr[r + 1] - begin);
       }
     }
   }
@@ -323,13 +265,10 @@ TrainReport Trainer::train(Network& net, const SparseRows& data, const Eigen::Ve
       // lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps).
       b1t *= config.beta1;
       b2t *= config.beta2;
-      // Eigen array expressions: vectorized sqrt and division (a scalar loop calls sqrt
-      // with errno checks and stays scalar).
       const double step = config.learning_rate / (1.0 - b1t);
       const double c2 = 1.0 / std::sqrt(1.0 - b2t);
-      m1_ = config.beta1 * m1_ + (1.0 - config.beta1) * grad_;
-      m2_ = config.beta2 * m2_ + (1.0 - config.beta2) * grad_.cwiseAbs2();
-      theta.array() -= step * m1_.array() / (m2_.array().sqrt() * c2 + config.epsilon);
+      adam_update(theta.data(), m1_.data(), m2_.data(), grad_.data(), static_cast<std::size_t>(p),
+                  config.beta1, config.beta2, step, c2, config.epsilon);
       ++report.steps;
     }
     report.final_loss = epoch_loss / batches;

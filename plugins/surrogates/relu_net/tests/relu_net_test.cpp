@@ -25,6 +25,7 @@
 #include "bnb.hpp"
 #include "encoding.hpp"
 #include "formulation.hpp"
+#include "kernels.hpp"
 #include "network.hpp"
 #include "relu_net.hpp"
 
@@ -265,6 +266,69 @@ TEST(ReluNetTraining, GradientMatchesCentralDifferences) {
     EXPECT_LT(worst, 1e-5) << "hidden layers " << hidden.size();
     // And the gradient is not trivially zero.
     EXPECT_GT(grad.norm(), 1e-3);
+  }
+}
+
+// The training's loops run in the widest instruction set the processor has; each variant must
+// give the baseline's bits, so that a study resumed on another processor trains the same
+// network. Heights of the fixed-size paths (8, 16, 32) and of the run-time one (5, 24), with
+// values other than 1 and repeated columns.
+TEST(ReluNetKernels, EveryInstructionSetGivesTheBaselinesBits) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const auto draw = [&](std::size_t n) {
+    std::vector<double> v(n);
+    for (double& x : v) x = u(rng);
+    return v;
+  };
+  std::vector<std::string> isas;
+  for (const char* isa : {"baseline", "avx2", "avx512f"}) {
+    if (detail::supported(isa)) isas.emplace_back(isa);
+  }
+  ASSERT_EQ(isas.front(), "baseline");
+  EXPECT_EQ(isas.back(), kernel_isa());
+  // Adam over a length that is no multiple of any packet, 50 steps.
+  const std::size_t n = 2033;
+  const std::vector<double> theta0 = draw(n), grad = draw(n);
+  std::vector<std::vector<double>> thetas;
+  for (const std::string& isa : isas) {
+    std::vector<double> theta = theta0, m1(n, 0.0), m2(n, 0.0);
+    double b1t = 1.0, b2t = 1.0;
+    for (int t = 0; t < 50; ++t) {
+      b1t *= 0.9;
+      b2t *= 0.999;
+      detail::adam_update_on(isa.c_str(), theta.data(), m1.data(), m2.data(), grad.data(), n, 0.9,
+                             0.999, 0.01 / (1.0 - b1t), 1.0 / std::sqrt(1.0 - b2t), 1e-8);
+    }
+    thetas.push_back(theta);
+  }
+  for (std::size_t k = 1; k < isas.size(); ++k) EXPECT_EQ(thetas[k], thetas[0]) << isas[k];
+  for (const std::size_t h : {5u, 8u, 16u, 24u, 32u}) {
+    const std::size_t cols = 40;
+    const std::vector<double> W = draw(h * cols), b = draw(h), g = draw(h);
+    const std::vector<int> index{3, 0, 39, 3, 17, 22};
+    const std::vector<double> value{1.0, 0.5, -2.0, 1.0, 1.0, 0.25};
+    std::vector<std::vector<double>> outs, dWs;
+    for (const std::string& isa : isas) {
+      std::vector<double> out(h), dW(h * cols, 0.125);
+      detail::gather_columns_on(isa.c_str(), W.data(), h, b.data(), index.data(), value.data(),
+                                static_cast<int>(index.size()), out.data());
+      detail::scatter_columns_on(isa.c_str(), dW.data(), h, g.data(), index.data(), value.data(),
+                                 static_cast<int>(index.size()));
+      outs.push_back(out);
+      dWs.push_back(dW);
+    }
+    // The baseline against the plain sums.
+    for (std::size_t r = 0; r < h; ++r) {
+      double a = b[r];
+      for (std::size_t k = 0; k < index.size(); ++k) a += value[k] * W[index[k] * h + r];
+      EXPECT_EQ(outs[0][r], a) << h << " " << r;
+    }
+    EXPECT_EQ(dWs[0][3 * h], 0.125 + g[0] + g[0]) << h;
+    for (std::size_t k = 1; k < isas.size(); ++k) {
+      EXPECT_EQ(outs[k], outs[0]) << isas[k] << " h " << h;
+      EXPECT_EQ(dWs[k], dWs[0]) << isas[k] << " h " << h;
+    }
   }
 }
 
