@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <set>
 
@@ -334,6 +335,41 @@ TEST_F(StudyTest, TellPointRecordsAPointTheStudyDidNotPropose) {
   EXPECT_EQ(reopened->observation_count(), 3);
   EXPECT_EQ(reopened->dataset().size(), 1u);
   EXPECT_EQ(reopened->store().observation(1)->origin, "tell");
+}
+
+TEST_F(StudyTest, AProposalRepeatingAnEvaluatedPointIsSaidOnceAsAWarningThenLogged) {
+  // Two points in all: from the third proposal on, every one repeats an evaluated point.
+  auto study = Study::create(
+      dir_,
+      parse_pipeline("[study]\nseed = 5\nbudget = 6\n[problem]\ncommand = [\"false\"]\n"
+                     "[[problem.parameters]]\nname = \"k\"\ntype = \"categorical\"\n"
+                     "choices = [\"a\", \"b\"]\n[initial_design]\nsize = 2\n"
+                     "[inner_solver]\nplugin = \"random\"\n",
+                     "t.toml", {}, lookup_from(registry_)),
+      "", registry_);
+  std::set<std::string> seen;
+  int repeats = 0;
+  for (int i = 0; i < 6; ++i) {
+    const Observation o = study->ask();
+    repeats += seen.insert(o.params_json).second ? 0 : 1;
+    study->tell(o.id, study->outcome_from_json("1.0"));
+  }
+  ASSERT_GE(repeats, 4);
+  study.reset();
+  std::ifstream in(dir_ / "arbo.log");
+  int warnings = 0, infos = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("repeats a point already evaluated") == std::string::npos) continue;
+    if (line.find(" warning ") != std::string::npos) {
+      ++warnings;
+      EXPECT_NE(line.find("exclude_evaluated = true"), std::string::npos) << line;
+      EXPECT_NE(line.find("resample_duplicates = true"), std::string::npos) << line;
+    } else {
+      ++infos;
+    }
+  }
+  EXPECT_EQ(warnings, 1);
+  EXPECT_EQ(warnings + infos, repeats);
 }
 
 TEST_F(StudyTest, AReadOnlyOpenReadsAStudyThatIsBeingDrivenAndWritesNothing) {

@@ -185,10 +185,7 @@ bool Proposer::fallback_point(const sdk::Dataset& data, std::uint64_t uk,
                                       pipeline_.seed ^ (kFallbackSeedBase + uk), nullptr);
   const auto observed = [&](const Eigen::VectorXd& y) {
     if (evaluated != nullptr) return evaluated->contains(y);
-    for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
-      if ((data.X.row(i).transpose() - y).cwiseAbs().maxCoeff() <= kSamePoint) return true;
-    }
-    return false;
+    return contains_point(data.X, y);
   };
   for (const Eigen::VectorXd& cand : candidates) {
     if (c_.known_violation(cand) <= 0.0 && !observed(cand)) {
@@ -355,9 +352,9 @@ const sdk::Dataset& Proposer::with_lies(const sdk::Dataset& data) {
   return lied_;
 }
 
-bool Proposer::is_pending(const Eigen::MatrixXd& pending, const Eigen::VectorXd& x) {
-  for (Eigen::Index i = 0; i < pending.rows(); ++i) {
-    if ((pending.row(i).transpose() - x).cwiseAbs().maxCoeff() <= kSamePoint) return true;
+bool Proposer::contains_point(const Eigen::MatrixXd& rows, const Eigen::VectorXd& x) {
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    if ((rows.row(i).transpose() - x).cwiseAbs().maxCoeff() <= kSamePoint) return true;
   }
   return false;
 }
@@ -365,7 +362,7 @@ bool Proposer::is_pending(const Eigen::MatrixXd& pending, const Eigen::VectorXd&
 ProposedPoint Proposer::propose(std::int64_t k) {
   ProposedPoint out = propose_any(k);
   const Eigen::MatrixXd& pending = data_.pending();
-  if (!is_pending(pending, out.x)) return out;
+  if (!contains_point(pending, out.x)) return out;
   // A deterministic solver on a model that the lies did not change enough, a snapped design
   // point, or a solver that saw no data: the point would be evaluated twice at once.
   const auto uk = static_cast<std::uint64_t>(k);
@@ -375,7 +372,7 @@ ProposedPoint Proposer::propose(std::int64_t k) {
                                       pipeline_.seed ^ (kPendingSeedBase + uk), nullptr);
   const bool penalized = pipeline_.proposal.known_penalty > 0.0 && out.stage == Origin::Model;
   for (const Eigen::VectorXd& cand : candidates) {
-    if (is_pending(pending, cand) || (evaluated && evaluated->contains(cand))) continue;
+    if (contains_point(pending, cand) || (evaluated && evaluated->contains(cand))) continue;
     if (!penalized && c_.known_violation(cand) > kKnownTolerance) continue;
     logger_.info("proposal {} repeated the pending point {}; proposing the random point {} instead",
                  k + 1, c_.space.describe(out.x), c_.space.describe(cand));

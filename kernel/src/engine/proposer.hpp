@@ -111,10 +111,13 @@ class Proposer {
   /// run's. @throws PluginError naming the surrogate when it refuses its state.
   void restore_states(const std::map<int, std::string>& states);
 
+  /// True when a row of `rows` is the point `x` (every coordinate within 1e-9 in the encoded
+  /// space). O(rows x dimension).
+  static bool contains_point(const Eigen::MatrixXd& rows, const Eigen::VectorXd& x);
+
  private:
   ProposedPoint propose_any(std::int64_t k);
   const sdk::Dataset& with_lies(const sdk::Dataset& data);
-  static bool is_pending(const Eigen::MatrixXd& pending, const Eigen::VectorXd& x);
   const std::vector<Eigen::VectorXd>& initial_design();
   void top_up_design_by_projection();
   double fit_and_bind(std::uint64_t uk);

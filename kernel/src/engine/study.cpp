@@ -128,6 +128,7 @@ struct Study::Impl {
   std::unique_ptr<Proposer> proposer;
   std::int64_t total = 0;  // observations of any status
   std::int64_t failed = 0;
+  std::int64_t repeats_noted = 0;  // proposals that repeated an evaluated point (note_repeat)
   // The pending observations' points by id, kept as the store's statuses change, so that
   // `ask` does not scan the store for them (O(n) per call).
   std::map<std::int64_t, Eigen::VectorXd> pending;
@@ -253,8 +254,32 @@ struct Study::Impl {
     obs.id = store.add_pending(obs);
     pending.emplace(obs.id, obs.x);
     ++total;
+    note_repeat(obs);
     test_signal_point("run:pending");
     return obs;
+  }
+
+  // A proposal that repeats an evaluated point tells a deterministic objective nothing new,
+  // and a model that proposes it once tends to go on proposing it (a tree model whose optimal
+  // cell is an observed point's, a solver stopped at its start): said as a warning the first
+  // time in an opened study, with what forbids it, and at info level after that. O(n d).
+  void note_repeat(const Observation& obs) {
+    const sdk::Dataset& d = data.view();
+    if (!Proposer::contains_point(d.X, obs.x) && !Proposer::contains_point(d.X_failed, obs.x)) {
+      return;
+    }
+    const std::string what = fmt::format("observation {} repeats a point already evaluated ({})",
+                                         obs.id, components->space.describe(obs.x));
+    if (repeats_noted++ > 0) {
+      logger->info("{}", what);
+      return;
+    }
+    logger->warn(
+        "{}; a deterministic objective learns nothing from a repeat. [proposal] "
+        "exclude_evaluated = true forbids repeats on discrete spaces, and the tree-kernel "
+        "surrogates (tree_gp, bark) offer resample_duplicates = true (further repeats are in "
+        "arbo.log)",
+        what);
   }
 
   void evaluate_and_record(Observation& obs) {
