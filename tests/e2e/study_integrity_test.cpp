@@ -44,7 +44,6 @@ class StudyIntegrity : public arbo::test::CliTest {
  protected:
   StudyIntegrity() : CliTest("arbo_integrity_") {}
 
-
   // Starts `arbo <args>` in dir_ with ARBO_TEST_SIGNAL_AT = `hook` (none when empty); output
   // goes to <name>.out / <name>.err.
   pid_t spawn(const std::vector<std::string>& args, const std::string& hook,
@@ -300,6 +299,12 @@ TEST_F(StudyIntegrity, OneDriverPerStudyFromBeforeItReads) {
   write("p.toml", kPipeline);
   ASSERT_EQ(arbo("run p.toml --study ref -q").code, 0);
   ASSERT_EQ(arbo("init p.toml --study s").code, 0);
+  // arbo show says whether anything drives the study, and what is left.
+  CliResult shown = arbo("show s");
+  EXPECT_NE(shown.out.find("state: not running; 12 evaluations left (arbo run --resume --study s)"),
+            std::string::npos)
+      << shown.out;
+  EXPECT_EQ(shown.out.find("last result:"), std::string::npos) << shown.out;
   const pid_t pid = spawn({"run", "--resume", "--study", "s", "-q"}, "open:loaded:STOP", "held");
   ASSERT_GT(pid, 0);
   int status = 0;
@@ -315,10 +320,18 @@ TEST_F(StudyIntegrity, OneDriverPerStudyFromBeforeItReads) {
         << args << "\n"
         << r.err;
   }
-  EXPECT_EQ(arbo("show s").code, 0);
+  shown = arbo("show s");
+  EXPECT_EQ(shown.code, 0);
+  EXPECT_NE(shown.out.find("state: running (an arbo process holds the study's lock"),
+            std::string::npos)
+      << shown.out;
   EXPECT_EQ(export_json("s").size(), 0u);
   ASSERT_EQ(kill(pid, SIGCONT), 0);
   EXPECT_EQ(wait_code(pid), 0) << slurp(dir_ / "held.err");
+  shown = arbo("show s");
+  EXPECT_NE(shown.out.find("state: the budget is reached\nlast result: observation 12 at "),
+            std::string::npos)
+      << shown.out;
   const json a = export_json("s"), b = export_json("ref");
   ASSERT_EQ(a.size(), 12u);
   for (std::size_t i = 0; i < a.size(); ++i) {

@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <set>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
@@ -24,6 +27,7 @@
 #include "cli/output.hpp"
 #include "engine/evaluation_output.hpp"
 #include "store/stored_json.hpp"
+#include "util/clock.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -31,6 +35,15 @@ namespace fs = std::filesystem;
 namespace arbo::cli {
 
 namespace {
+
+// A duration for people: "42 s", "17 min", "5 h 3 min", "2 d 4 h".
+std::string format_duration(double seconds) {
+  const auto s = static_cast<long long>(seconds);
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return fmt::format("{} min", s / 60);
+  if (s < 86400) return fmt::format("{} h {} min", s / 3600, s % 3600 / 60);
+  return fmt::format("{} d {} h", s / 86400, s % 86400 / 3600);
+}
 
 // `show` and `export` only read: they never write to the study, and read one on a read-only
 // file system.
@@ -282,6 +295,33 @@ int cmd_show(const std::vector<std::string>& args, const Globals&) {
                            store.meta("budget").value_or("?"));
   std::cout << fmt::format("observations: {} ({} complete, {} feasible, {} failed, {} pending)\n",
                            obs.size(), complete, feasible, failed, pending);
+  // Whether anything drives the study now, and when it last recorded a result: what someone
+  // watching a long headless study asks first.
+  const auto budget = std::strtoll(store.meta("budget").value_or("0").c_str(), nullptr, 10);
+  const auto left = budget - static_cast<long long>(obs.size() - static_cast<std::size_t>(pending));
+  if (kernel::StudyLock::held(dir)) {
+    std::cout << "state: running (an arbo process holds the study's lock: a run, or an ask or "
+                 "tell)\n";
+  } else if (left <= 0) {
+    std::cout << "state: the budget is reached\n";
+  } else {
+    std::cout << fmt::format(
+        "state: not running; {} evaluation{} left{} (arbo run --resume --study {})\n", left,
+        left == 1 ? "" : "s",
+        pending > 0 ? fmt::format(", {} of them pending from an earlier run", pending) : "", dir);
+  }
+  const kernel::Observation* last = nullptr;
+  for (const auto& o : obs) {
+    if (o.status != kernel::ObsStatus::Pending && (!last || o.finished_at > last->finished_at)) {
+      last = &o;
+    }
+  }
+  if (last != nullptr && last->finished_at > 0.0) {
+    const auto t = static_cast<std::time_t>(last->finished_at);
+    const double ago = std::max(0.0, kernel::unix_now() - last->finished_at);
+    std::cout << fmt::format("last result: observation {} at {:%Y-%m-%d %H:%M:%S} UTC ({} ago)\n",
+                             last->id, fmt::gmtime(t), format_duration(ago));
+  }
   if (best) {
     std::cout << fmt::format("best feasible: {} at observation {}\n  params: {}\n",
                              format_number(best->objective), best->id, best->params_json);

@@ -949,6 +949,19 @@ StudyLock::StudyLock(const fs::path& dir, double wait_seconds) {
   }
 }
 
+bool StudyLock::held(const fs::path& dir) {
+  const int fd = ::open((dir / "lock").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  int rc = 0;
+  do {
+    rc = ::flock(fd, LOCK_SH | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  const bool busy = rc != 0 && errno == EWOULDBLOCK;
+  if (rc == 0) ::flock(fd, LOCK_UN);
+  ::close(fd);
+  return busy;
+}
+
 StudyLock::~StudyLock() {
   if (fd_ >= 0) {
     ::flock(fd_, LOCK_UN);

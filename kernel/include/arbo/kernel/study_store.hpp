@@ -168,6 +168,11 @@ class StudyLock {
   /// system).
   explicit StudyLock(const std::filesystem::path& dir, double wait_seconds = kDefaultWaitSeconds);
   ~StudyLock();
+  /// True when some process holds the lock of the study in `dir` now (an `arbo run` driving
+  /// it, or an `ask`/`tell` in progress); false when none does or there is no lock file. Takes
+  /// and drops a shared lock, so a driver starting at that instant waits one poll (50 ms).
+  /// Creates nothing, and works on a read-only file system. O(1).
+  static bool held(const std::filesystem::path& dir);
   StudyLock(const StudyLock&) = delete;
   StudyLock& operator=(const StudyLock&) = delete;
 
