@@ -488,6 +488,15 @@ TEST_F(Cli, TellWithParamsRecordsAnEarlierExperiment) {
   EXPECT_EQ(obs[0]["feasible"], true);
   EXPECT_EQ(obs[1]["origin"], "tell");
   EXPECT_EQ(obs[1]["reason"], "spilled");
+  // The first point told again is a repeat, which arbo show counts.
+  EXPECT_EQ(arbo("show s").out.find("repeats:"), std::string::npos);
+  ASSERT_EQ(
+      arbo("tell s --params '{\"lr\": 0.01, \"opt\": \"sgd\"}' --objective 0.5 --constraint mem=2")
+          .code,
+      0);
+  r = arbo("show s");
+  EXPECT_NE(r.out.find("repeats: 1 of 4 observations repeat an earlier point"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(Cli, BadInputGivesClearErrorsAndExitCodes) {

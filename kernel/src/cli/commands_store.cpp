@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -315,6 +316,16 @@ int cmd_show(const std::vector<std::string>& args, const Globals&) {
     if (o.status != kernel::ObsStatus::Pending && (!last || o.finished_at > last->finished_at)) {
       last = &o;
     }
+  }
+  // Points proposed or told again (the stored params of the same point are the same text).
+  std::set<std::string_view> seen;
+  std::size_t repeats = 0;
+  for (const auto& o : obs) repeats += seen.insert(o.params_json).second ? 0 : 1;
+  if (repeats > 0) {
+    std::cout << fmt::format(
+        "repeats: {} of {} observations repeat an earlier point ([proposal] exclude_evaluated "
+        "forbids repeats on discrete spaces)\n",
+        repeats, obs.size());
   }
   if (last != nullptr && last->finished_at > 0.0) {
     const auto t = static_cast<std::time_t>(last->finished_at);
