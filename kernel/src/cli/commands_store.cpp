@@ -198,8 +198,8 @@ int cmd_tell(const std::vector<std::string>& args, const Globals& g) {
     if (!parsed) refuse(fmt::format("--params: {}", error));
     try {
       point = values_of_params(study->space(), *parsed);
-      kernel::encode_user_point(study->space(),
-                                point);  // refused here, before the study is touched
+      // Refused here, before the study is touched.
+      kernel::encode_user_point(study->space(), point);
     } catch (const sdk::InvalidArgument& e) {
       refuse(fmt::format("--params: {}", e.what()));
     }
@@ -311,12 +311,6 @@ int cmd_show(const std::vector<std::string>& args, const Globals&) {
         left == 1 ? "" : "s",
         pending > 0 ? fmt::format(", {} of them pending from an earlier run", pending) : "", dir);
   }
-  const kernel::Observation* last = nullptr;
-  for (const auto& o : obs) {
-    if (o.status != kernel::ObsStatus::Pending && (!last || o.finished_at > last->finished_at)) {
-      last = &o;
-    }
-  }
   // Points proposed or told again (the stored params of the same point are the same text).
   std::set<std::string_view> seen;
   std::size_t repeats = 0;
@@ -326,6 +320,12 @@ int cmd_show(const std::vector<std::string>& args, const Globals&) {
         "repeats: {} of {} observations repeat an earlier point ([proposal] exclude_evaluated "
         "forbids repeats on discrete spaces)\n",
         repeats, obs.size());
+  }
+  const kernel::Observation* last = nullptr;
+  for (const auto& o : obs) {
+    if (o.status != kernel::ObsStatus::Pending && (!last || o.finished_at > last->finished_at)) {
+      last = &o;
+    }
   }
   if (last != nullptr && last->finished_at > 0.0) {
     const auto t = static_cast<std::time_t>(last->finished_at);
