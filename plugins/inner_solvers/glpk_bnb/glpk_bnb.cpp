@@ -19,6 +19,7 @@
 
 #include "cores.hpp"
 #include "glpk_session.hpp"
+#include "start_search.hpp"
 
 namespace arbo::plugins {
 
@@ -31,29 +32,27 @@ glpk::MilpMethod milp_method(const std::string& name) {
 }
 
 // The solve's start: of the observed and pending points that satisfy the known constraints,
-// the one with the best acquisition value, over the point's variables (NaN elsewhere). With
-// nonconvex known constraints (Alkylation) the search may otherwise find no feasible point at
-// all; any observation is one, in whatever cell it lies.
-std::vector<std::vector<double>> observed_start(const sdk::SolveRequest& request,
-                                                const sdk::Model& model,
-                                                const sdk::PointVariables& point) {
-  std::optional<Eigen::VectorXd> best;
-  double best_value = -std::numeric_limits<double>::infinity();
+// the one with the best acquisition value. With nonconvex known constraints (Alkylation) the
+// search may otherwise find no feasible point at all; any observation is one, in whatever cell
+// it lies.
+struct ObservedStart {
+  Eigen::VectorXd x;
+  double value = 0.0;
+};
+
+std::optional<ObservedStart> best_observed(const sdk::SolveRequest& request) {
+  std::optional<ObservedStart> best;
   auto offer = [&](const Eigen::MatrixXd& X) {
     for (Eigen::Index i = 0; i < X.rows(); ++i) {
       const Eigen::VectorXd x = X.row(i).transpose();
       if (!sdk::satisfies(request.constraints, x)) continue;
       const double v = request.acquisition != nullptr ? request.acquisition->value(x) : 0.0;
-      if (!best || v > best_value) {
-        best = x;
-        best_value = v;
-      }
+      if (!best || v > best->value) best = ObservedStart{x, v};
     }
   };
   offer(request.data.X);
   offer(request.data.X_pending);
-  if (!best) return {};
-  return {sdk::point_start(model, point, *best)};
+  return best;
 }
 
 }  // namespace
@@ -92,6 +91,18 @@ const sdk::ParamSpecList& GlpkBnb::params() {
           "solved again with twice the previous time limit, up to this many times (the LEAF-GP "
           "paper continues past its time limit in that case); 0 reports 'not found' at once.",
           3, 0, 20),
+      sdk::ParamSpec::integer(
+          "start_search",
+          "Most acquisition values computed, per solve, by a coordinate search that improves "
+          "the solve's start (the best observed point) before the branch-and-bound: each move "
+          "sets one parameter to the best of its candidate values (every level of a "
+          "categorical or small integer; the observed values, the points just past their "
+          "midpoints and the bounds of a real). Its point is the search's first incumbent, so a "
+          "solve stopped at its limit proposes at least that local optimum of the acquisition; "
+          "the bound and the proof do not change. 0 turns it off. Not used with [proposal] "
+          "exclude_evaluated, whose cuts forbid observed points as starts.",
+          5000, 0)
+          .as_advanced(),
       sdk::ParamSpec::string(
           "dump_model",
           "When non-empty, every model solved is written to this path in CPLEX LP format "
@@ -123,6 +134,7 @@ GlpkBnb::GlpkBnb(const sdk::CreateArgs& args)
   options_.time_limit_seconds = args.params.get_real("time_limit");
   options_.node_limit = args.params.get_int("node_limit");
   no_incumbent_retries_ = args.params.get_int("no_incumbent_retries");
+  start_search_ = args.params.get_int("start_search");
   config_.milp_method = milp_method(args.params.get_string("milp_method"));
   const auto threads = args.params.get_int("threads");
   config_.threads = threads > 0 ? static_cast<int>(threads) : std::min(glpk::available_cores(), 8);
@@ -197,7 +209,23 @@ sdk::Proposal GlpkBnb::maximize(const sdk::SolveRequest& request) {
   }
 
   sdk::SolveOptions options = options_;
-  if (!request.exclude_evaluated) options.starts = observed_start(request, model, point);
+  if (!request.exclude_evaluated) {
+    if (const std::optional<ObservedStart> best = best_observed(request)) {
+      // A solve stopped at its limit returns its incumbent, often this start itself: a local
+      // optimum of the acquisition from it is a better incumbent to begin with (a primal
+      // heuristic; the search's bound and proof are unchanged).
+      const glpk::StartSearch found = glpk::coordinate_search(
+          request, best->x, best->value, start_search_, [this] { return ctx_.cancelled(); });
+      if (found.moves > 0) {
+        ctx_.debug(
+            "glpk_bnb: coordinate search from the best observed point: {} moves, {} "
+            "acquisition values, {:.6g} -> {:.6g}",
+            found.moves, found.evaluations, best->value, found.value);
+        options.starts.push_back(sdk::point_start(model, point, found.x));
+      }
+      options.starts.push_back(sdk::point_start(model, point, best->x));
+    }
+  }
   sdk::SolveResult res = solve(model, options);
   sdk::SolveOptions longer = options;
   for (std::int64_t k = 0; k < no_incumbent_retries_ && res.x.empty() &&

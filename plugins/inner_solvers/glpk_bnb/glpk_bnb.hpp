@@ -43,6 +43,7 @@ class GlpkBnb final : public sdk::InnerSolver,
   std::string dump_model_;
   std::int64_t dumped_ = 0;
   std::int64_t no_incumbent_retries_ = 3;
+  std::int64_t start_search_ = 5000;
   glpk::BnbConfig config_;
 };
 

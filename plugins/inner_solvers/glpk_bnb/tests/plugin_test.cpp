@@ -95,7 +95,9 @@ Space mixed() { return Space({Parameter::real("a", 0, 1), Parameter::integer("n"
 
 // The bowl maximized under x0 + x1 <= 2.1 on mixed(), with the observations in `data`.
 struct BowlUnderSum {
-  BowlUnderSum() { data.reset(2, {}); }
+  explicit BowlUnderSum(const std::map<std::string, ParamValue>& raw = {}) : s(mixed(), raw) {
+    data.reset(2, {});
+  }
   Proposal solve() { return s.inner->maximize(SolveRequest{&acq, s.space, {&con}, data}); }
   bool logged(const std::string& fragment) const {
     for (const std::string& line : s.ctx.logs()) {
@@ -103,7 +105,7 @@ struct BowlUnderSum {
     }
     return false;
   }
-  Solver s{mixed()};
+  Solver s;
   Bowl acq;
   SumBound con;
   Dataset data;
@@ -128,7 +130,7 @@ TEST(glpk_bnb_plugin, maximizes_a_formulated_acquisition_under_a_constraint) {
 }
 
 TEST(glpk_bnb_plugin, a_feasible_observation_is_the_solves_start) {
-  BowlUnderSum b;
+  BowlUnderSum b({{"start_search", ParamValue(std::int64_t{0})}});
   b.data.append(Eigen::Vector2d(0.9, 3.0), 1.0, Eigen::VectorXd());  // violates x0 + x1 <= 2.1
   b.data.append(Eigen::Vector2d(0.5, 1.0), 1.0, Eigen::VectorXd());  // value 3.96
   b.data.append(Eigen::Vector2d(0.0, 0.0), 1.0, Eigen::VectorXd());  // value 0.91
@@ -138,6 +140,23 @@ TEST(glpk_bnb_plugin, a_feasible_observation_is_the_solves_start) {
   EXPECT_EQ(p.x[1], 2.0);
   // The best feasible observation by acquisition value, (0.5, 1), was the first incumbent.
   EXPECT_TRUE(b.logged("incumbent 3.96 from a start"));
+}
+
+TEST(glpk_bnb_plugin, the_coordinate_search_improves_the_start) {
+  BowlUnderSum b;
+  b.data.append(Eigen::Vector2d(0.9, 3.0), 1.0, Eigen::VectorXd());  // violates x0 + x1 <= 2.1
+  b.data.append(Eigen::Vector2d(0.5, 1.0), 1.0, Eigen::VectorXd());  // value 3.96
+  b.data.append(Eigen::Vector2d(0.0, 0.0), 1.0, Eigen::VectorXd());  // value 0.91
+  const Proposal p = b.solve();
+  ASSERT_TRUE(p.found) << p.note;
+  EXPECT_NEAR(p.x[0], 0.1, 1e-6);
+  EXPECT_EQ(p.x[1], 2.0);
+  // From (0.5, 1), x0 moves to its best candidate, just past the midpoint of the observed 0 and
+  // 0.5 (0.25025: value 3.99752...), and x1 = 2 would violate the constraint there: that point
+  // is the search's first incumbent, ahead of the observation itself.
+  EXPECT_TRUE(b.logged("coordinate search from the best observed point: 1 moves"));
+  EXPECT_TRUE(b.logged("incumbent 3.9975"));
+  EXPECT_TRUE(b.logged("2 of 2 starts completed"));
 }
 
 TEST(glpk_bnb_plugin, without_acquisition_returns_a_feasible_point) {
