@@ -137,6 +137,11 @@ SharedVars add_shared(sdk::Model& model, const sdk::PointVariables& point, const
     }
     model.add_linear_row(std::move(sum));
     model.add_linear_row(std::move(link));
+    // nu_c = 1 iff x = c: declared, so that exclusion cuts reuse these binaries and a solver
+    // completing a start fixes them from x (interval propagation over the link row cannot).
+    sdk::ValueIndicators ind{point.x_vars[i], {}, v.onehot[i]};
+    for (std::size_t c = 0; c < p.choices.size(); ++c) ind.values.push_back(static_cast<double>(c));
+    model.declare_value_indicators(std::move(ind));
   }
 
   // Numeric thresholds, shared across trees (of every GP): one binary nu per distinct cut of a
