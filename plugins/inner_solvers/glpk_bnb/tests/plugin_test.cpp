@@ -99,6 +99,11 @@ struct BowlUnderSum {
     data.reset(2, {});
   }
   Proposal solve() { return s.inner->maximize(SolveRequest{&acq, s.space, {&con}, data}); }
+  void observe_three() {
+    data.append(Eigen::Vector2d(0.9, 3.0), 1.0, Eigen::VectorXd());  // violates x0 + x1 <= 2.1
+    data.append(Eigen::Vector2d(0.5, 1.0), 1.0, Eigen::VectorXd());  // value 3.96
+    data.append(Eigen::Vector2d(0.0, 0.0), 1.0, Eigen::VectorXd());  // value 0.91
+  }
   bool logged(const std::string& fragment) const {
     for (const std::string& line : s.ctx.logs()) {
       if (line.find(fragment) != std::string::npos) return true;
@@ -131,9 +136,7 @@ TEST(glpk_bnb_plugin, maximizes_a_formulated_acquisition_under_a_constraint) {
 
 TEST(glpk_bnb_plugin, a_feasible_observation_is_the_solves_start) {
   BowlUnderSum b({{"start_search", ParamValue(std::int64_t{0})}});
-  b.data.append(Eigen::Vector2d(0.9, 3.0), 1.0, Eigen::VectorXd());  // violates x0 + x1 <= 2.1
-  b.data.append(Eigen::Vector2d(0.5, 1.0), 1.0, Eigen::VectorXd());  // value 3.96
-  b.data.append(Eigen::Vector2d(0.0, 0.0), 1.0, Eigen::VectorXd());  // value 0.91
+  b.observe_three();
   const Proposal p = b.solve();
   ASSERT_TRUE(p.found) << p.note;
   EXPECT_NEAR(p.x[0], 0.1, 1e-6);
@@ -144,9 +147,7 @@ TEST(glpk_bnb_plugin, a_feasible_observation_is_the_solves_start) {
 
 TEST(glpk_bnb_plugin, the_coordinate_search_improves_the_start) {
   BowlUnderSum b;
-  b.data.append(Eigen::Vector2d(0.9, 3.0), 1.0, Eigen::VectorXd());  // violates x0 + x1 <= 2.1
-  b.data.append(Eigen::Vector2d(0.5, 1.0), 1.0, Eigen::VectorXd());  // value 3.96
-  b.data.append(Eigen::Vector2d(0.0, 0.0), 1.0, Eigen::VectorXd());  // value 0.91
+  b.observe_three();
   const Proposal p = b.solve();
   ASSERT_TRUE(p.found) << p.note;
   EXPECT_NEAR(p.x[0], 0.1, 1e-6);

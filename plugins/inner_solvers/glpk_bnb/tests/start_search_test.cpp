@@ -2,7 +2,10 @@
 // glpk::coordinate_search, the primal heuristic that improves a solve's start on the
 // acquisition itself: its moves, candidates, limits and determinism.
 #include <cmath>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -52,13 +55,22 @@ Dataset observed() {
 
 const auto never = [] { return false; };
 
-TEST(start_search, moves_every_coordinate_to_its_best_candidate) {
-  const Space s = space();
-  const Dataset data = observed();
+// The search on space() with observed(), from (0.1, 0, 0) unless told otherwise.
+struct Search {
+  StartSearch run(std::int64_t budget, std::vector<const Constraint*> constraints = {},
+                  const std::function<bool()>& cancelled = never) {
+    return coordinate_search(SolveRequest{&acq, s, std::move(constraints), data}, x0, acq.value(x0),
+                             budget, cancelled);
+  }
+  Space s = space();
+  Dataset data = observed();
   Separable acq;
-  const Eigen::Vector3d x0(0.1, 0, 0);
-  const StartSearch r =
-      coordinate_search(SolveRequest{&acq, s, {}, data}, x0, acq.value(x0), 1000, never);
+  Eigen::VectorXd x0 = Eigen::Vector3d(0.1, 0, 0);
+};
+
+TEST(start_search, moves_every_coordinate_to_its_best_candidate) {
+  Search f;
+  const StartSearch r = f.run(1000);
   // a = 0.5 (-0.01) beats the candidate just past 0.7 (-0.0101): only candidates are tried.
   EXPECT_DOUBLE_EQ(r.x[0], 0.5);
   EXPECT_EQ(r.x[1], 4.0);
@@ -68,47 +80,35 @@ TEST(start_search, moves_every_coordinate_to_its_best_candidate) {
   // One sweep that moves (6 + 5 + 3 candidates other than the current value), then one that
   // does not (6 + 5 + 3 again); the counter matches the acquisition's own count.
   EXPECT_EQ(r.evaluations, 28);
-  EXPECT_EQ(acq.calls, r.evaluations + 1);
+  EXPECT_EQ(f.acq.calls, r.evaluations + 1);
 }
 
 TEST(start_search, never_leaves_the_known_constraints) {
-  const Space s = space();
-  const Dataset data = observed();
-  Separable acq;
+  Search f;
   AtMostTwo con;
-  const Eigen::Vector3d x0(0.1, 0, 0);
-  const StartSearch r =
-      coordinate_search(SolveRequest{&acq, s, {&con}, data}, x0, acq.value(x0), 1000, never);
+  const StartSearch r = f.run(1000, {&con});
   EXPECT_EQ(r.x[1], 2.0);
   EXPECT_EQ(r.x[2], 2.0);
 }
 
 TEST(start_search, stops_at_its_evaluation_budget_and_is_deterministic) {
-  const Space s = space();
-  const Dataset data = observed();
-  Separable acq;
-  const Eigen::Vector3d x0(0.1, 0, 0);
-  const StartSearch r =
-      coordinate_search(SolveRequest{&acq, s, {}, data}, x0, acq.value(x0), 4, never);
+  Search f;
+  const StartSearch r = f.run(4);
   EXPECT_EQ(r.evaluations, 4);
   // The first four of a's candidates in order: 0.5, 0.9, past 0.3, past 0.7; 0.5 wins.
   EXPECT_DOUBLE_EQ(r.x[0], 0.5);
   EXPECT_EQ(r.x[1], 0.0);
-  const StartSearch again =
-      coordinate_search(SolveRequest{&acq, s, {}, data}, x0, acq.value(x0), 4, never);
+  const StartSearch again = f.run(4);
   EXPECT_EQ(again.x, r.x);
   EXPECT_EQ(again.value, r.value);
 }
 
 TEST(start_search, a_local_optimum_stays_where_it_is) {
-  const Space s = space();
-  const Dataset data = observed();
-  Separable acq;
-  const Eigen::Vector3d x0(0.5, 4, 2);
-  const StartSearch r =
-      coordinate_search(SolveRequest{&acq, s, {}, data}, x0, acq.value(x0), 1000, never);
+  Search f;
+  f.x0 = Eigen::Vector3d(0.5, 4, 2);
+  const StartSearch r = f.run(1000);
   EXPECT_EQ(r.moves, 0);
-  EXPECT_EQ(r.x, x0);
+  EXPECT_EQ(r.x, f.x0);
   EXPECT_EQ(r.evaluations, 14);
 }
 
@@ -134,15 +134,11 @@ TEST(start_search, an_inactive_coordinate_is_not_moved) {
 }
 
 TEST(start_search, cancellation_and_a_zero_budget_return_the_start) {
-  const Space s = space();
-  const Dataset data = observed();
-  Separable acq;
-  const Eigen::Vector3d x0(0.1, 0, 0);
+  Search f;
   for (const auto& [budget, cancelled] :
        {std::pair<long, bool>{0, false}, std::pair<long, bool>{1000, true}}) {
-    const StartSearch r = coordinate_search(SolveRequest{&acq, s, {}, data}, x0, acq.value(x0),
-                                            budget, [c = cancelled] { return c; });
-    EXPECT_EQ(r.x, x0);
+    const StartSearch r = f.run(budget, {}, [c = cancelled] { return c; });
+    EXPECT_EQ(r.x, f.x0);
     EXPECT_EQ(r.evaluations, 0);
   }
 }
