@@ -146,6 +146,56 @@ TEST(glpk_bnb_nonconvex, a_partial_start_is_completed_into_the_first_incumbent) 
   EXPECT_THROW(solve_model(m, o, cfg), sdk::InvalidArgument);
 }
 
+// A start fixes an integer x whose declared one-hot indicators b_c (x = sum c * b_c,
+// sum b_c = 1) interval propagation alone cannot fix; with the declaration the completion is
+// a model of the one variable the point leaves free, t, under its convex row
+// t^2 <= 1 + sum c * b_c. Without the declaration, the start is still completed, by a search
+// over the b_c.
+TEST(glpk_bnb_nonconvex, a_start_fixes_declared_one_hot_indicators) {
+  for (const bool declared : {true, false}) {
+    sdk::Model m;
+    const int x = m.add_variable("x", sdk::VarType::Integer, 0, 4);
+    const int t = m.add_variable("t", sdk::VarType::Continuous, 0, 10);
+    sdk::LinearRow one{"one", {}, sdk::RowSense::Equal, 1.0};
+    sdk::LinearRow link{"link", {{x, 1.0}}, sdk::RowSense::Equal, 0.0};
+    sdk::QuadraticRow cap{"cap", {{t, t, 1.0}}, {}, sdk::RowSense::LessEqual, 1.0, true};
+    sdk::ValueIndicators ind{x, {}, {}};
+    std::vector<sdk::LinearTerm> objective{{t, 1.0}};
+    for (int c = 0; c < 5; ++c) {
+      const int b = m.add_variable("b" + std::to_string(c), sdk::VarType::Binary, 0, 1);
+      one.terms.push_back({b, 1.0});
+      link.terms.push_back({b, -static_cast<double>(c)});
+      cap.linear.push_back({b, -static_cast<double>(c)});
+      objective.push_back({b, -0.3 * c});  // t - 0.3 c with t = sqrt(1 + c): best at c = 2
+      ind.values.push_back(c);
+      ind.binaries.push_back(b);
+    }
+    m.add_linear_row(std::move(one));
+    m.add_linear_row(std::move(link));
+    m.add_quadratic_row(std::move(cap));
+    if (declared) m.declare_value_indicators(std::move(ind));
+    m.set_objective({sdk::ObjectiveSense::Maximize, objective, {}, 0.0});
+    plugins::glpk::BnbConfig cfg;
+    std::vector<std::string> lines;
+    cfg.log = [&lines](sdk::LogLevel, std::string_view line) { lines.emplace_back(line); };
+    const auto logged = [&lines](const std::string& fragment) {
+      return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+        return l.find(fragment) != std::string::npos;
+      });
+    };
+    sdk::SolveOptions o;
+    std::vector<double> start(m.num_variables(), std::nan(""));
+    start[static_cast<std::size_t>(x)] = 3.0;  // t = 2, objective 2 - 0.9 = 1.1
+    o.starts = {start};
+    const sdk::SolveResult r = solve_model(m, o, cfg);
+    ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
+    EXPECT_NEAR(r.objective, std::sqrt(3.0) - 0.6, 1e-4);
+    EXPECT_TRUE(logged("1 of 1 starts completed")) << declared;
+    EXPECT_TRUE(logged("from a start after 0 nodes")) << declared;
+    EXPECT_EQ(logged("start 0 leaves 1 free variables, 0 linear and 1 quadratic rows"), declared);
+  }
+}
+
 // The projection of a LEAF-GP cell centre onto Alkylation's 14 polynomial rows (lifted to
 // products with bounds up to 2.6e8), dumped from a study. Its root LP used to fail
 // numerically once cuts were added (cuts and rewritten McCormick rows kept GLPK's scale
