@@ -266,6 +266,33 @@ TEST_F(ProblemsCli, EvalReportsBadLinesAndGoesOn) {
   EXPECT_EQ(lines[6].at("feasible"), true);
 }
 
+// `feasible` is a study's verdict: G10's row g5 has a magnitude of 2.25e7 over the box, so its
+// tolerance is 1e-6 x 2250 in its own units (docs/decisions.md, decision 19). The first point
+// (a LEAF-GP study's best, which the study recorded as feasible) exceeds g5 by 2.8e-4; the
+// second moves x4 by 1e-5, which adds 0.0125 to g5 and 0.025 to g6: beyond both tolerances.
+TEST_F(ProblemsCli, EvalJudgesKnownConstraintsAsAStudyDoes) {
+  const std::string within =
+      R"({"x0":467.9015238954899,"x1":1627.8277218193516,"x2":4976.730906137822,)"
+      R"("x3":171.91664421793593,"x4":300.93076375448715,"x5":228.08335578206405,)"
+      R"("x6":270.9858804634487,"x7":400.93076375448715})";
+  const std::string beyond =
+      R"({"x0":467.9015238954899,"x1":1627.8277218193516,"x2":4976.730906137822,)"
+      R"("x3":171.91664421793593,"x4":300.93077375448715,"x5":228.08335578206405,)"
+      R"("x6":270.9858804634487,"x7":400.93076375448715})";
+  const CliResult r = arbo("problem eval g10", within + "\n" + beyond + "\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto l = json_lines(r.out);
+  ASSERT_EQ(l.size(), 2u) << r.out;
+  const double g5 = l[0].at("known_constraints").at("g5").get<double>();
+  EXPECT_GT(g5, 1e-4);  // far above an absolute 1e-6
+  EXPECT_LT(g5, 1e-3);
+  EXPECT_DOUBLE_EQ(l[0].at("violation").get<double>(), g5);  // in the row's own units
+  EXPECT_EQ(l[0].at("feasible"), true);
+  EXPECT_NEAR(l[0].at("objective").get<double>(), 7072.460151852663, 1e-9);
+  EXPECT_GT(l[1].at("known_constraints").at("g5").get<double>(), 0.01);
+  EXPECT_EQ(l[1].at("feasible"), false);
+}
+
 TEST_F(ProblemsCli, EvalHandlesTypesConditionsAndKnownConstraints) {
   const std::string base = R"("n": 8, "lr": 0.01, "flag": false)";
   const std::string input =

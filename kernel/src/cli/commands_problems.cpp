@@ -25,6 +25,7 @@
 #include "arbo/sdk/problem.hpp"
 #include "cli/cli.hpp"
 #include "cli/common.hpp"
+#include "engine/components.hpp"
 #include "engine/evaluation_output.hpp"
 
 namespace po = boost::program_options;
@@ -286,10 +287,12 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
       "Reads one JSON object per line on stdin, {\"params\": {...}} or the parameter object\n"
       "itself, and prints one JSON line per input: {\"objective\": F, \"constraints\": {...},\n"
       "\"known_constraints\": {...}, \"feasible\": B, \"violation\": V}, or {\"error\": \"...\"}\n"
-      "for an input it cannot evaluate. V is the largest constraint violation (black-box\n"
-      "value above 0, known-constraint excess; 0 when none is violated at all, null for NaN):\n"
-      "a point within the known constraints' 1e-6 tolerance is feasible with V > 0. An \"id\"\n"
-      "in the input is echoed. Each line is flushed at once.\n\n"
+      "for an input it cannot evaluate. V is the largest constraint violation in each\n"
+      "constraint's own units (black-box value above 0, known-constraint excess; 0 when none\n"
+      "is violated at all, null for NaN). B is a study's verdict: no black-box value above 0\n"
+      "and every known constraint within the study's tolerance, 1e-6 of max(1, 1e-4 x the\n"
+      "row's magnitude over the box) for polynomial rows, so a feasible point can have V > 0.\n"
+      "An \"id\" in the input is echoed. Each line is flushed at once.\n\n"
       "options");
   std::string action, name;
   double noise = 0.0;
@@ -319,9 +322,15 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
 
   kernel::PluginRegistry registry = load_registry(g);
   const kernel::ComponentEntry& entry = find_problem(registry, name);
-  auto pp = load_problem(registry, entry, kernel::make_logger("arbo", "", g.verbose));
+  auto logger = kernel::make_logger("arbo", "", g.verbose);
+  auto pp = load_problem(registry, entry, logger);
   const kernel::LoadedProblem& lp = pp->loaded;
   const sdk::Space& space = lp.space;
+  // `feasible` is what a study would record, so the known constraints are checked by the same
+  // components a study makes of them (whose tolerance is relative to large rows).
+  kernel::Components study_known;
+  study_known.space = space;
+  kernel::add_problem_known_constraints(study_known, registry, entry.id, lp, logger, nullptr);
   // The study's own evaluator: the n-th line gets the noise of observation n of a study with
   // this seed.
   const auto evaluator = kernel::make_problem_evaluator(lp.problem, entry.id, *pp->context,
@@ -385,11 +394,11 @@ int cmd_problem(const std::vector<std::string>& args, const Globals& g) {
         for (std::size_t k = 0; k < lp.known_specs.size(); ++k) {
           const double v = known_values[static_cast<Eigen::Index>(k)];
           known[lp.known_specs[k].name] = v;
-          // The tolerance of the study's proposals; NaN is infeasible.
-          const double excess = kernel::known_excess(lp.known_specs[k], v);
-          feasible = feasible && excess <= kernel::kKnownTolerance;
-          add_violation(std::isnan(v) ? v : std::max(0.0, excess));
+          feasible = feasible && !std::isnan(v);
+          add_violation(std::isnan(v) ? v
+                                      : std::max(0.0, kernel::known_excess(lp.known_specs[k], v)));
         }
+        feasible = feasible && study_known.known_violation(x) <= kernel::kKnownTolerance;
       }
       out["objective"] = objective;
       out["constraints"] = cons;

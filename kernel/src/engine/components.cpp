@@ -101,9 +101,10 @@ std::string with_source(const std::string& message, const ComponentSpec& spec) {
   return fmt::format("{}\n --> {}", message, *where);
 }
 
-// A problem's known constraints become `constraint/polynomial` components when that plugin is
-// loaded (so model-based solvers can formulate them and designs can project onto them);
-// otherwise one kernel-side adapter checks them by value.
+}  // namespace
+
+// Constraint/polynomial components, so that model-based solvers can formulate the known
+// constraints and designs can project onto them; the adapter when that plugin is not loaded.
 void add_problem_known_constraints(Components& c, const PluginRegistry& registry,
                                    const std::string& problem_id, const LoadedProblem& lp,
                                    const std::shared_ptr<spdlog::logger>& logger,
@@ -139,6 +140,8 @@ void add_problem_known_constraints(Components& c, const PluginRegistry& registry
                 std::move(made), &ctx);
   }
 }
+
+namespace {
 
 // Every component's Context gets the pipeline's model solver: [model_solver] if given, else
 // the inner solver when it is one.

@@ -15,6 +15,7 @@
 #include "arbo/kernel/evaluator.hpp"
 #include "arbo/kernel/pipeline.hpp"
 #include "arbo/kernel/plugin_registry.hpp"
+#include "arbo/kernel/problem_loader.hpp"
 #include "arbo/sdk/acquisition.hpp"
 #include "arbo/sdk/constraint.hpp"
 #include "arbo/sdk/inner_solver.hpp"
@@ -89,6 +90,17 @@ struct Components {
   /// Guarded like `known_violation`; finite.
   double known_squared_excess(const Eigen::VectorXd& x) const;
 };
+
+/// Adds a loaded problem's known constraints to `c.known` as a study checks them: one
+/// `constraint/polynomial` component per constraint when that plugin is loaded (each row's
+/// violation scaled by max(1, 1e-4 x its magnitude over the box, docs/decisions.md decision
+/// 19), else one kernel-side adapter comparing the raw values. `c.space` must already be the
+/// problem's space (the components keep a reference to it). @throws PluginError if a
+/// component cannot be made.
+void add_problem_known_constraints(Components& c, const PluginRegistry& registry,
+                                   const std::string& problem_id, const LoadedProblem& lp,
+                                   const std::shared_ptr<spdlog::logger>& logger,
+                                   const std::atomic<bool>* interrupt);
 
 /// A new instance of the pipeline's surrogate on `context` (which must outlive it), outside any
 /// `Components`: for a fit that must leave the study's surrogates as its proposals left them

@@ -41,7 +41,9 @@ const sdk::ParamSpecList& decode_param_specs() {
           "projected point keeps its relative place in the cell instead of moving along the "
           "cell's narrowest side onto a face, where observations often lie already (on G6, "
           "'plain' stayed on one such face, 500 or more above f*, in 4 of 5 seeds; "
-          "'cell_scaled' reached f* in all 5; docs/decisions.md, decision 23).",
+          "'cell_scaled' reached f* in all 5; on G3, G10 and Pressure Vessel it ended better "
+          "on 7 of 9 seeds, none of the three significantly, and on one seed kept proposing "
+          "one point; docs/decisions.md, decision 23).",
           "plain", {"plain", "cell_scaled"}),
       sdk::ParamSpec::real("projection_time_limit",
                            "Seconds for the model solve of that projection; when it fails, "
