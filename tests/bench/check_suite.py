@@ -243,6 +243,32 @@ random.set.initial_design.method = "random"
     check('method = "random"' in pipeline_shown,
           "the pipeline's own set did not reach the study:\n" + pipeline_shown)
 
+    # The comparison scripts read the direction from the best-so-far columns: on this maximized
+    # problem, the method with the highest mean final best scores 1.
+    def script(name, *extra):
+        p = subprocess.run([args.python, str(args.source_dir / "bench" / name), *extra, str(out)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           check=False)
+        check(p.returncode == 0, f"{name} exited {p.returncode}:\n{p.stdout}")
+        return p.stdout
+    table = script("compare.py", "--reference", "random")
+    check("| bench_mixed (max) | 12 |" in table, "compare.py did not see a maximized problem:\n"
+          + table)
+    finals = {m: [max(float(r["best_feasible"]) for r in rs if r["best_feasible"])
+                  for (mm, _, _), rs in by_key.items() if mm == m] for m in methods}
+    top = max(methods, key=lambda m: sum(finals[m]) / len(finals[m]))
+    scores = script("nn_milp/score.py", "--exact", "random", "--heuristic", "optuna-tpe",
+                    "--model-free", "optuna-random", "--timing", "4", "--initial", "4")
+    row = next((line for line in scores.splitlines() if line.startswith("| bench_mixed (max)")),
+               "")
+    cells = row.split(" | ")[3:]
+    header = next(line for line in scores.splitlines() if line.startswith("| problem | E |"))
+    col = header.split(" | ")[3:]
+    check(len(cells) == len(col) and "**1**" in cells[[c.strip(" |") for c in col].index(top)],
+          f"score.py did not give {top} (highest mean final best) the score 1:\n{scores}")
+    check("on 1 of 1 problems" in scores or "on 0 of 1 problems" in scores,
+          "score.py printed no exact-against-heuristic count:\n" + scores)
+
 
 def suites(args):
     """Every committed suite passes run_suite.py --check (its pipelines, problems, [set] and
