@@ -13,9 +13,6 @@ namespace arbo::plugins {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Cancellation is polled every this many simplex iterations (the sampler polls every
-// FeasibleSampler::kPollEvery draws).
-constexpr std::int64_t kPollIterations = 16;
 
 std::optional<std::int64_t> limit(std::int64_t v) {
   return v < 0 ? std::nullopt : std::optional<std::int64_t>(v);
@@ -95,40 +92,23 @@ NelderMeadSolver::NelderMeadSolver(const sdk::CreateArgs& args)
       starts_(args.params.get_int("starts")),
       max_tries_(args.params.get_int("max_tries")),
       projections_(args.params.get_int("projections")),
-      penalty_(args.params.get_string("constraint_handling") == "penalty"),
-      penalty_weight_(args.params.get_real("penalty_weight")),
-      unit_coordinates_(args.params.get_string("coordinates") == "unit"),
-      sampler_(args.context, args.params.get_real("projection_time_limit")) {
-  nm_.adaptive = args.params.get_bool("adaptive");
-  nm_.xatol = args.params.get_real("xatol");
-  nm_.fatol = args.params.get_real("fatol");
-  nm_.maxiter = limit(args.params.get_int("max_iterations"));
-  nm_.maxfev = limit(args.params.get_int("max_evaluations"));
-}
-
-void NelderMeadSolver::compose(const sdk::Space& space, const Eigen::VectorXd& z) {
-  x_ = base_;
-  for (std::size_t k = 0; k < free_.size(); ++k) {
-    const auto kk = static_cast<Eigen::Index>(k);
-    x_[free_[k]] = unit_coordinates_ ? offset_[kk] + scale_[kk] * z[kk] : z[kk];
-  }
-  space.snap(x_);
-}
-
-double NelderMeadSolver::objective(const sdk::SolveRequest& request, const Eigen::VectorXd& z) {
-  compose(request.space, z);
-  if (sampler_.excluded(x_)) return kInf;  // [proposal] exclude_evaluated: not a candidate
-  const double v = FeasibleSampler::violation(request.constraints, x_);
-  if (!penalty_ && v > 0.0) return kInf;
-  const double a = request.acquisition->value(x_);
-  if (std::isnan(a)) return kInf;
-  return penalty_ ? -a + penalty_weight_ * v : -a;
+      sampler_(args.context, args.params.get_real("projection_time_limit")),
+      simplex_(args.context) {
+  simplex_settings_.penalty = args.params.get_string("constraint_handling") == "penalty";
+  simplex_settings_.penalty_weight = args.params.get_real("penalty_weight");
+  simplex_settings_.unit_coordinates = args.params.get_string("coordinates") == "unit";
+  simplex_settings_.nm.adaptive = args.params.get_bool("adaptive");
+  simplex_settings_.nm.xatol = args.params.get_real("xatol");
+  simplex_settings_.nm.fatol = args.params.get_real("fatol");
+  simplex_settings_.nm.maxiter = limit(args.params.get_int("max_iterations"));
+  simplex_settings_.nm.maxfev = limit(args.params.get_int("max_evaluations"));
 }
 
 sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
   const sdk::Space& space = request.space;
   const auto d = static_cast<Eigen::Index>(space.size());
-  x_.resize(d);
+  const bool penalty = simplex_settings_.penalty;
+  const double penalty_weight = simplex_settings_.penalty_weight;
   sdk::Proposal result;
 
   if (request.acquisition == nullptr) {
@@ -141,7 +121,7 @@ sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
   // pool size, as inner_solver/random; penalty: only when no draw is feasible, as extra rows).
   const FeasibleSampler::FillCounts counts =
       sampler_.fill_pool(request, samples_, max_tries_, projections_,
-                         penalty_ ? FeasibleSampler::Mode::Penalty : FeasibleSampler::Mode::Reject);
+                         penalty ? FeasibleSampler::Mode::Penalty : FeasibleSampler::Mode::Reject);
   const std::int64_t tries = counts.tries;
   const std::int64_t projected = counts.projected;
   const Eigen::MatrixXd& pool = sampler_.pool();
@@ -156,7 +136,7 @@ sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
   Eigen::Index best = -1;  // best feasible sample
   for (Eigen::Index i = 0; i < n; ++i) {
     const double a = pool_values_[i];
-    scores_[i] = std::isnan(a) ? -kInf : (penalty_ ? a - penalty_weight_ * pool_violation[i] : a);
+    scores_[i] = std::isnan(a) ? -kInf : (penalty ? a - penalty_weight * pool_violation[i] : a);
     if (pool_violation[i] <= 0.0 && !std::isnan(a) && (best < 0 || a > pool_values_[best]))
       best = i;
   }
@@ -196,42 +176,16 @@ sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
         free_.push_back(i);
     }
     if (free_.empty()) continue;
-    const auto m = static_cast<Eigen::Index>(free_.size());
-    z0_.resize(m);
-    zlo_.resize(m);
-    zhi_.resize(m);
-    scale_.resize(m);
-    offset_.resize(m);
-    for (Eigen::Index j = 0; j < m; ++j) {
-      const Eigen::Index i = free_[static_cast<std::size_t>(j)];
-      offset_[j] = space.lower()[i];
-      scale_[j] = space.upper()[i] - space.lower()[i];
-      if (unit_coordinates_) {
-        z0_[j] = (base_[i] - offset_[j]) / scale_[j];
-        zlo_[j] = 0.0;
-        zhi_[j] = 1.0;
-      } else {
-        z0_[j] = base_[i];
-        zlo_[j] = space.lower()[i];
-        zhi_[j] = space.upper()[i];
-      }
-    }
-    std::int64_t iterations = 0;
-    const nelder_mead::Result run = nelder_mead::minimize(
-        [&](const Eigen::VectorXd& z) { return objective(request, z); }, z0_, zlo_, zhi_, nm_, ws_,
-        [&](const Eigen::VectorXd&, double, std::int64_t) {
-          return ++iterations % kPollIterations != 0 || !ctx_.cancelled();
-        });
+    nfev += simplex_.run(request, sampler_, base_, free_, simplex_settings_);
     ++runs;
-    nfev += run.nfev;
-    compose(space, run.x);
-    if (FeasibleSampler::violation(request.constraints, x_) > 0.0 || sampler_.excluded(x_)) {
+    const Eigen::VectorXd& x = simplex_.end();
+    if (FeasibleSampler::violation(request.constraints, x) > 0.0 || sampler_.excluded(x)) {
       continue;
     }
-    const double v = request.acquisition->value(x_);
+    const double v = request.acquisition->value(x);
     if (v > best_value) {
       best_value = v;
-      best_x = x_;
+      best_x = x;
       best_run = static_cast<int>(r) + 1;
     }
   }

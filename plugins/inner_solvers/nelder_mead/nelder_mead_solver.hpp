@@ -11,8 +11,8 @@
 #include <arbo/sdk/capabilities/inner_solver.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 
+#include "coordinate_simplex.hpp"
 #include "feasible_sampler.hpp"
-#include "nelder_mead.hpp"
 
 namespace arbo::plugins {
 
@@ -33,30 +33,21 @@ class NelderMeadSolver final : public sdk::InnerSolver,
   sdk::Proposal maximize(const sdk::SolveRequest& request) override;
 
  private:
-  // The simplex's objective: minus the acquisition at the snapped point built from free
-  // coordinates z, with the constraint handling applied.
-  double objective(const sdk::SolveRequest& request, const Eigen::VectorXd& z);
-  // Writes the point built from z (free coordinates, in the simplex's units) into x_, snapped.
-  void compose(const sdk::Space& space, const Eigen::VectorXd& z);
-
   sdk::Context& ctx_;
   std::int64_t samples_;
   std::int64_t starts_;
   std::int64_t max_tries_;
   std::int64_t projections_;
-  bool penalty_;
-  double penalty_weight_;
-  bool unit_coordinates_;
-  nelder_mead::Options nm_;
+  CoordinateSimplex::Settings simplex_settings_;
 
   // Reused between calls so that neither sampling nor the simplex allocates per point; the
   // sampler owns the sample pool and its violations.
   FeasibleSampler sampler_;
-  Eigen::VectorXd x_, base_, z0_, zlo_, zhi_, scale_, offset_;
+  CoordinateSimplex simplex_;
+  Eigen::VectorXd base_;
   std::vector<Eigen::Index> free_;
   Eigen::VectorXd pool_values_, scores_;
   std::vector<Eigen::Index> order_;
-  nelder_mead::Workspace ws_;
 };
 
 }  // namespace arbo::plugins

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// inner_solver/nelder_mead and inner_solver/sampling through their real shared objects: the
-// conformance kit, restarts improving on the samples, known constraints (rejection, penalty,
-// fallback to the best feasible sample), mixed spaces, model-free use, cancellation.
+// inner_solver/nelder_mead, inner_solver/sampling and inner_solver/mixed_alternating through
+// their real shared objects: the conformance kit, restarts improving on the samples, known
+// constraints (rejection, penalty, fallback to the best feasible sample), mixed spaces,
+// model-free use, cancellation, exclusion of evaluated points.
 #include <atomic>
 #include <cmath>
 #include <map>
@@ -58,10 +59,12 @@ struct Solver {
     solver = dynamic_cast<InnerSolver*>(object.get());
     if (solver == nullptr) throw std::runtime_error("not an inner solver");
   }
-  Proposal solve(const Acquisition* acq, std::vector<const Constraint*> cons = {}) {
+  Proposal solve(const Acquisition* acq, std::vector<const Constraint*> cons = {},
+                 const std::vector<Eigen::VectorXd>& evaluated = {}) {
     Dataset data;
     data.reset(space.size(), {});
-    return solver->maximize(SolveRequest{acq, space, std::move(cons), data});
+    for (const Eigen::VectorXd& x : evaluated) data.append(x, 0.0, Eigen::VectorXd());
+    return solver->maximize(SolveRequest{acq, space, std::move(cons), data, !evaluated.empty()});
   }
   CancellingContext ctx;
   ParamSet params;
@@ -272,6 +275,146 @@ TEST(sampling_solver, is_random_search_with_20000_samples) {
   const ParamSet random_defaults =
       validate_params(component(kRandom, "random").params(), {}, "inner_solver/random");
   EXPECT_EQ(random_defaults.get_int("samples"), 1000);
+}
+
+// A separable function on a mixed space with one maximum: a score per choice of each
+// categorical, -(n - target)^2 per integer, -(a - target)^2 per real (coordinates in that
+// order), counting the rows it scores.
+class Separable final : public Acquisition {
+ public:
+  Separable(int categoricals, int integers, int reals)
+      : c_(categoricals), n_(integers), r_(reals) {}
+  void bind(const AcquisitionInputs&) override {}
+  // Choice k of categorical i scores -((k + 2 i) mod 5) (best: the choice with (k + 2 i) mod 5
+  // = 0), integer j's target is 2 + 3 j, real j's target 0.3 + 0.1 j.
+  double value(const Eigen::VectorXd& x) const override {
+    ++rows;
+    double v = 0.0;
+    for (int i = 0; i < c_; ++i) v -= std::fmod(std::round(x[i]) + 2.0 * i, 5.0);
+    for (int j = 0; j < n_; ++j) v -= std::pow(x[c_ + j] - (2.0 + 3.0 * j), 2);
+    for (int j = 0; j < r_; ++j) v -= std::pow(x[c_ + n_ + j] - (0.3 + 0.1 * j), 2);
+    return v;
+  }
+  Eigen::VectorXd best() const {
+    Eigen::VectorXd x(c_ + n_ + r_);
+    for (int i = 0; i < c_; ++i) x[i] = std::fmod(5.0 - std::fmod(2.0 * i, 5.0), 5.0);
+    for (int j = 0; j < n_; ++j) x[c_ + j] = 2.0 + 3.0 * j;
+    for (int j = 0; j < r_; ++j) x[c_ + n_ + j] = 0.3 + 0.1 * j;
+    return x;
+  }
+  mutable long rows = 0;
+
+ private:
+  int c_, n_, r_;
+};
+
+Space mixed_space(int categoricals, int integers, int reals, int integer_upper = 15) {
+  std::vector<Parameter> p;
+  for (int i = 0; i < categoricals; ++i)
+    p.push_back(Parameter::categorical("c" + std::to_string(i), {"a", "b", "c", "d", "e"}));
+  for (int j = 0; j < integers; ++j)
+    p.push_back(Parameter::integer("n" + std::to_string(j), 0, integer_upper));
+  for (int j = 0; j < reals; ++j) p.push_back(Parameter::real("r" + std::to_string(j), 0.0, 1.0));
+  return Space(p);
+}
+
+Proposal mixed(const Space& space, Acquisition& acq, std::map<std::string, ParamValue> raw = {},
+               std::uint64_t seed = 1, std::vector<const Constraint*> cons = {},
+               const std::vector<Eigen::VectorXd>& evaluated = {}) {
+  Solver s(space, raw, seed, "mixed_alternating");
+  return s.solve(&acq, std::move(cons), evaluated);
+}
+
+TEST(mixed_alternating, finds_the_maximum_of_a_mixed_space_that_samples_alone_miss) {
+  // 8 categoricals of 5, 3 integers of 16 values, 2 reals: 5^8 * 16^3 category and integer
+  // combinations, 64 samples. The discrete step walks the categoricals and integers to their
+  // best values, the simplex the reals.
+  const Space space = mixed_space(8, 3, 2);
+  Separable acq(8, 3, 2);
+  const Proposal p = mixed(space, acq, {{"raw_samples", std::int64_t{64}}});
+  ASSERT_TRUE(p.found) << p.note;
+  EXPECT_TRUE(space.contains(p.x));
+  const Eigen::VectorXd best = acq.best();
+  EXPECT_EQ(p.x.head(11), best.head(11)) << p.note;
+  EXPECT_NEAR(p.x[11], 0.3, 1e-3);
+  EXPECT_NEAR(p.x[12], 0.4, 1e-3);
+  EXPECT_DOUBLE_EQ(p.value, acq.value(p.x));
+  EXPECT_NE(p.note.find("discrete moves"), std::string::npos) << p.note;
+
+  // Nelder-Mead restarts from as many samples keep the categoricals as sampled.
+  Solver nm(space, {{"samples", std::int64_t{64}}});
+  Separable acq2(8, 3, 2);
+  const Proposal q = nm.solve(&acq2);
+  ASSERT_TRUE(q.found);
+  EXPECT_LT(q.value, p.value - 1.0);
+}
+
+TEST(mixed_alternating, is_reproducible_and_draws_its_starts_from_the_seed) {
+  const Space space = mixed_space(4, 2, 1);
+  Separable a(4, 2, 1), b(4, 2, 1);
+  const std::map<std::string, ParamValue> raw{{"raw_samples", std::int64_t{32}},
+                                              {"restarts", std::int64_t{3}},
+                                              {"max_alternations", std::int64_t{1}},
+                                              {"discrete_iterations", std::int64_t{1}}};
+  const Proposal p = mixed(space, a, raw, 9);
+  const Proposal q = mixed(space, b, raw, 9);
+  ASSERT_TRUE(p.found && q.found);
+  EXPECT_EQ(p.x, q.x);
+  EXPECT_EQ(p.value, q.value);
+  EXPECT_EQ(a.rows, b.rows);
+}
+
+TEST(mixed_alternating, large_integer_ranges_go_to_the_simplex) {
+  // n0 in 0..100 has more than max_discrete_values (20) values: searched by the simplex and
+  // rounded; with max_discrete_values = 200 the discrete step walks it one value at a time,
+  // at most 4 moves per step and 64 rounds: from anywhere it reaches its target 2.
+  const Space space = mixed_space(0, 1, 1, 100);
+  Separable acq(0, 1, 1);
+  const Proposal p = mixed(space, acq, {{"raw_samples", std::int64_t{8}}});
+  ASSERT_TRUE(p.found) << p.note;
+  EXPECT_EQ(p.x[0], 2.0) << p.note;
+  EXPECT_NEAR(p.x[1], 0.3, 1e-3);
+  Separable acq2(0, 1, 1);
+  const Proposal q = mixed(
+      space, acq2, {{"raw_samples", std::int64_t{8}}, {"max_discrete_values", std::int64_t{200}}});
+  ASSERT_TRUE(q.found) << q.note;
+  EXPECT_EQ(q.x[0], 2.0) << q.note;
+}
+
+TEST(mixed_alternating, keeps_to_the_known_constraints_and_skips_evaluated_points) {
+  // n0's target is 2; n0 <= 1 moves the maximum to n0 = 1.
+  const Space space = mixed_space(2, 1, 0);
+  Separable acq(2, 1, 0);
+  const UpperBound bound(2, 1.0);
+  const Proposal p = mixed(space, acq, {{"raw_samples", std::int64_t{16}}}, 1, {&bound});
+  ASSERT_TRUE(p.found) << p.note;
+  Eigen::VectorXd expected = acq.best();
+  expected[2] = 1.0;
+  EXPECT_EQ(p.x, expected);
+
+  // The unconstrained maximum evaluated: the best point left is one step away from it.
+  Separable acq2(2, 1, 0);
+  const Eigen::VectorXd top = acq2.best();
+  const Proposal q = mixed(space, acq2, {{"raw_samples", std::int64_t{16}}}, 1, {}, {top});
+  ASSERT_TRUE(q.found) << q.note;
+  EXPECT_NE(q.x, top);
+  EXPECT_DOUBLE_EQ(q.value, -1.0) << "one categorical one choice off, or n0 one off";
+}
+
+TEST(mixed_alternating, cancellation_and_model_free_use) {
+  const Space space = mixed_space(3, 1, 1);
+  Solver s(space, {}, 1, "mixed_alternating");
+  s.ctx.cancel = true;
+  Separable acq(3, 1, 1);
+  const Proposal p = s.solve(&acq);
+  ASSERT_TRUE(p.found) << "the draws made before the first poll are kept";
+  EXPECT_LE(acq.rows, 256);
+  s.ctx.cancel = false;
+  const UpperBound bound(3, 0.0);
+  const Proposal q = s.solve(nullptr, {&bound});
+  ASSERT_TRUE(q.found);
+  EXPECT_EQ(q.x[3], 0.0);
+  EXPECT_EQ(q.value, 0.0);
 }
 
 }  // namespace
