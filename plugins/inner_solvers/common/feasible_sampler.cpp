@@ -28,6 +28,24 @@ sdk::ParamSpec FeasibleSampler::projection_time_limit_param() {
       sdk::kDefaultProjectionSeconds, 1e-3);
 }
 
+sdk::ParamSpec FeasibleSampler::projections_param() {
+  return sdk::ParamSpec::integer(
+      "projections",
+      "When rejection sampling finds fewer points satisfying the known constraints than wanted "
+      "(tiny feasible sets), up to this many uniform draws are projected onto them with the "
+      "pipeline's model solver (nearest feasible point, one model solve each); 0 disables. "
+      "Needs constraints that can formulate themselves and a model solver.",
+      20, 0, 1e6);
+}
+
+sdk::ParamSpec FeasibleSampler::max_tries_param(std::int64_t value) {
+  return sdk::ParamSpec::integer(
+      "max_tries",
+      "Most uniform draws per call, feasible or not. When none satisfies the known constraints "
+      "(and projection cannot help) the solver reports that no point was found.",
+      value, 1, 1e12);
+}
+
 double FeasibleSampler::violation(const std::vector<const sdk::Constraint*>& constraints,
                                   const Eigen::VectorXd& x) {
   double total = 0.0;

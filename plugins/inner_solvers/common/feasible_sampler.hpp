@@ -77,6 +77,12 @@ class FeasibleSampler {
   /// The `projection_time_limit` parameter of the inner solvers that project (one text for
   /// all of them); its value goes to the constructor's `projection_seconds`.
   static sdk::ParamSpec projection_time_limit_param();
+  /// The `projections` parameter of the samplers that top a pool up with projections
+  /// (inner_solver/random, sampling, nelder_mead, mixed_alternating): default 20; its value
+  /// goes to `fill_pool` and `first_feasible`.
+  static sdk::ParamSpec projections_param();
+  /// The `max_tries` parameter of the same solvers, with their default `value`.
+  static sdk::ParamSpec max_tries_param(std::int64_t value);
 
   /// Total violation of `x`: the sum of the constraints' positive parts; +infinity as soon as
   /// one is NaN (a NaN must never pass a `<= 0` test). 0 exactly when `x` is feasible.

@@ -11,18 +11,7 @@ sdk::ParamSpecList RandomSearch::make_params(std::int64_t samples, std::int64_t 
               "Feasible candidates scored by the acquisition per call; the best one is proposed. "
               "Unused without an acquisition (the first feasible draw is proposed).",
               samples, 1, 1e8),
-          sdk::ParamSpec::integer(
-              "max_tries",
-              "Most uniform draws per call, feasible or not. When none satisfies the known "
-              "constraints the solver reports that no point was found.",
-              max_tries, 1, 1e12),
-          sdk::ParamSpec::integer(
-              "projections",
-              "When rejection sampling finds fewer feasible candidates than wanted (tiny feasible "
-              "sets), up to this many uniform draws are projected onto the known constraints with "
-              "the pipeline's model solver (nearest feasible point, one model solve each); 0 "
-              "disables. Needs constraints that can formulate themselves and a model solver.",
-              20, 0, 1e6),
+          FeasibleSampler::max_tries_param(max_tries), FeasibleSampler::projections_param(),
           FeasibleSampler::projection_time_limit_param()};
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -16,6 +17,12 @@
 #include "nelder_mead.hpp"
 
 namespace arbo::plugins {
+
+/// A count parameter where -1 means "no limit of ours" (SciPy's rule applies), as the simplex's
+/// `maxiter`/`maxfev` options take it.
+inline std::optional<std::int64_t> optional_limit(std::int64_t v) {
+  return v < 0 ? std::nullopt : std::optional<std::int64_t>(v);
+}
 
 /// Maximizes the acquisition over the coordinates `free` of a start point with the SciPy
 /// simplex (nelder_mead.hpp), every trial point snapped onto the space before it is scored

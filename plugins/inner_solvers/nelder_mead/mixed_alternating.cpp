@@ -25,10 +25,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::optional<std::int64_t> limit(std::int64_t v) {
-  return v < 0 ? std::nullopt : std::optional<std::int64_t>(v);
-}
-
 }  // namespace
 
 const sdk::ParamSpecList& MixedAlternating::params() {
@@ -77,17 +73,8 @@ const sdk::ParamSpecList& MixedAlternating::params() {
           "BoTorch takes 8 L-BFGS-B iterations there, which needs gradients arbo's "
           "acquisitions do not give.",
           -1, -1, 1e12),
-      sdk::ParamSpec::integer(
-          "max_tries",
-          "Most uniform draws per call when rejecting points that violate a known constraint; "
-          "when none satisfies them (and projection cannot help) no point is proposed.",
-          100000, 1, 1e12),
-      sdk::ParamSpec::integer(
-          "projections",
-          "When sampling finds too few points satisfying the known constraints, up to this many "
-          "uniform draws are projected onto them with the pipeline's model solver; 0 disables. "
-          "Needs constraints that can formulate themselves and a model solver.",
-          20, 0, 1e6),
+      FeasibleSampler::max_tries_param(100000),
+      FeasibleSampler::projections_param(),
       FeasibleSampler::projection_time_limit_param()};
   return specs;
 }
@@ -108,7 +95,7 @@ MixedAlternating::MixedAlternating(const sdk::CreateArgs& args)
   // The simplex as in inner_solver/nelder_mead's defaults, in unit coordinates so that its
   // 5 % first step does not depend on the parameters' units.
   simplex_settings_.unit_coordinates = true;
-  simplex_settings_.nm.maxfev = limit(args.params.get_int("continuous_evaluations"));
+  simplex_settings_.nm.maxfev = optional_limit(args.params.get_int("continuous_evaluations"));
 }
 
 void MixedAlternating::classify(const sdk::Space& space) {

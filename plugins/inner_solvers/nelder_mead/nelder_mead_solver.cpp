@@ -14,10 +14,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::optional<std::int64_t> limit(std::int64_t v) {
-  return v < 0 ? std::nullopt : std::optional<std::int64_t>(v);
-}
-
 }  // namespace
 
 const sdk::ParamSpecList& NelderMeadSolver::params() {
@@ -32,17 +28,8 @@ const sdk::ParamSpecList& NelderMeadSolver::params() {
                               "Nelder-Mead runs per call, started from the best, second best, "
                               "... sample (the thesis's 5 restarts).",
                               5, 0, 1e6),
-      sdk::ParamSpec::integer(
-          "max_tries",
-          "Most uniform draws per call when rejecting points that violate a known constraint; "
-          "when none satisfies them (and projection cannot help) no point is proposed.",
-          200000, 1, 1e12),
-      sdk::ParamSpec::integer(
-          "projections",
-          "When sampling finds too few points satisfying the known constraints, up to this many "
-          "uniform draws are projected onto them with the pipeline's model solver; 0 disables. "
-          "Needs constraints that can formulate themselves and a model solver.",
-          20, 0, 1e6),
+      FeasibleSampler::max_tries_param(200000),
+      FeasibleSampler::projections_param(),
       FeasibleSampler::projection_time_limit_param(),
       sdk::ParamSpec::choice(
           "constraint_handling",
@@ -100,8 +87,8 @@ NelderMeadSolver::NelderMeadSolver(const sdk::CreateArgs& args)
   simplex_settings_.nm.adaptive = args.params.get_bool("adaptive");
   simplex_settings_.nm.xatol = args.params.get_real("xatol");
   simplex_settings_.nm.fatol = args.params.get_real("fatol");
-  simplex_settings_.nm.maxiter = limit(args.params.get_int("max_iterations"));
-  simplex_settings_.nm.maxfev = limit(args.params.get_int("max_evaluations"));
+  simplex_settings_.nm.maxiter = optional_limit(args.params.get_int("max_iterations"));
+  simplex_settings_.nm.maxfev = optional_limit(args.params.get_int("max_evaluations"));
 }
 
 sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
