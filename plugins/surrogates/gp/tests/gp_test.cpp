@@ -444,6 +444,12 @@ TEST(gp_plugin, conformance_kit_matern_without_restarts) {
   arbo::sdk::testing::expect_plugin_conforms(kLibrary, options);
 }
 
+TEST(gp_plugin, conformance_kit_one_hot_categoricals) {
+  arbo::sdk::testing::ConformanceOptions options;
+  options.param_overrides["surrogate/gp"] = {{"categorical_encoding", std::string("one_hot")}};
+  arbo::sdk::testing::expect_plugin_conforms(kLibrary, options);
+}
+
 TEST(gp_plugin, fits_the_conformance_space_and_offers_posterior_samples) {
   TestContext ctx(3);
   const Space space = arbo::sdk::testing::default_test_space();
@@ -477,6 +483,54 @@ TEST(gp_plugin, fits_the_conformance_space_and_offers_posterior_samples) {
   bad.y[2] = std::numeric_limits<double>::infinity();
   EXPECT_THROW(model->fit(bad, Metric{}), InvalidArgument);
   EXPECT_THROW(model->predict(Eigen::MatrixXd::Zero(1, 2), mean, var), InvalidArgument);
+}
+
+TEST(gp_plugin, one_hot_categoricals_are_indicator_coordinates) {
+  // A categorical of 3 choices with categorical_encoding = one_hot is the GP of three binary
+  // coordinates (one per choice) with the same data: same inputs, priors and random draws,
+  // so the same predictions; the categorical kernel predicts otherwise.
+  const Space a({Parameter::categorical("c", {"u", "v", "w"}), Parameter::real("r", 0.0, 2.0)});
+  const Space b({Parameter::binary("c0"), Parameter::binary("c1"), Parameter::binary("c2"),
+                 Parameter::real("r", 0.0, 2.0)});
+  auto fitted = [](const Space& space, const std::map<std::string, ParamValue>& raw,
+                   TestContext& ctx, std::unique_ptr<Component>& object) {
+    const ParamSet params = validate_params(component().params(), raw, "surrogate/gp");
+    object.reset(component().create(CreateArgs{ctx, params, space}));
+    auto* model = dynamic_cast<Surrogate*>(object.get());
+    Dataset data;
+    data.reset(space.size(), {});
+    for (int i = 0; i < 12; ++i) {
+      const int c = i % 3;
+      const double r = 0.15 * i;
+      Eigen::VectorXd x(static_cast<Eigen::Index>(space.size()));
+      if (space.size() == 2) {
+        x << c, r;
+      } else {
+        x << (c == 0), (c == 1), (c == 2), r;
+      }
+      data.append(x, (c == 1 ? 1.0 : 0.0) + std::sin(3.0 * r), Eigen::VectorXd());
+    }
+    model->fit(data, Metric{});
+    return model;
+  };
+  TestContext ca(5), cb(5), cc(5);
+  std::unique_ptr<Component> oa, ob, oc;
+  Surrogate* one_hot = fitted(a, {{"categorical_encoding", std::string("one_hot")}}, ca, oa);
+  Surrogate* binary = fitted(b, {}, cb, ob);
+  Surrogate* kernel = fitted(a, {}, cc, oc);
+  Eigen::MatrixXd qa(4, 2), qb(4, 4);
+  qa << 0, 0.3, 1, 1.1, 2, 1.7, 1, 0.05;
+  qb << 1, 0, 0, 0.3, 0, 1, 0, 1.1, 0, 0, 1, 1.7, 0, 1, 0, 0.05;
+  Eigen::VectorXd ma, va, mb, vb, mk, vk;
+  one_hot->predict(qa, ma, va);
+  binary->predict(qb, mb, vb);
+  kernel->predict(qa, mk, vk);
+  EXPECT_LT((ma - mb).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((va - vb).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_GT((ma - mk).cwiseAbs().maxCoeff(), 1e-6);
+  EXPECT_THROW(validate_params(component().params(),
+                               {{"categorical_encoding", std::string("ordinal")}}, "surrogate/gp"),
+               ParamError);
 }
 
 TEST(gp_plugin, invalid_parameters_are_refused) {
