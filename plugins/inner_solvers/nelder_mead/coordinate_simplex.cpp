@@ -25,10 +25,11 @@ void CoordinateSimplex::compose(const sdk::Space& space, const Eigen::VectorXd& 
   space.snap(x_);
 }
 
-std::int64_t CoordinateSimplex::run(const sdk::SolveRequest& request,
-                                    const FeasibleSampler& sampler, const Eigen::VectorXd& start,
-                                    const std::vector<Eigen::Index>& free,
-                                    const Settings& settings) {
+CoordinateSimplex::Run CoordinateSimplex::run(const sdk::SolveRequest& request,
+                                              const FeasibleSampler& sampler,
+                                              const Eigen::VectorXd& start,
+                                              const std::vector<Eigen::Index>& free,
+                                              const Settings& settings) {
   const sdk::Space& space = request.space;
   free_ = &free;
   base_ = start;
@@ -70,7 +71,8 @@ std::int64_t CoordinateSimplex::run(const sdk::SolveRequest& request,
                               return ++iterations % kPollIterations != 0 || !ctx_.cancelled();
                             });
   compose(space, result.x, settings.unit_coordinates);
-  return result.nfev;
+  return {result.nfev,
+          FeasibleSampler::violation(request.constraints, x_) <= 0.0 && !sampler.excluded(x_)};
 }
 
 }  // namespace arbo::plugins

@@ -43,13 +43,20 @@ class CoordinateSimplex {
   /// @param ctx  polled for cancellation every 16 simplex iterations; must outlive this.
   explicit CoordinateSimplex(sdk::Context& ctx) : ctx_(ctx) {}
 
+  /// What one `run` did.
+  struct Run {
+    std::int64_t evaluations = 0;  ///< acquisition values computed
+    /// `end()` satisfies every known constraint and is not an excluded point: a proposal
+    /// candidate (under `penalty` the run may end on a violating point).
+    bool candidate = false;
+  };
+
   /// One run from `start` (encoded, snapped) over the coordinates `free` (non-empty, each with
-  /// upper > lower). Returns the number of acquisition values computed; the run's best point,
-  /// snapped, is `end()` (it may violate a constraint under `penalty`, or be excluded: the
-  /// caller checks). Cost: at most the simplex's evaluation budget of acquisition values.
-  std::int64_t run(const sdk::SolveRequest& request, const FeasibleSampler& sampler,
-                   const Eigen::VectorXd& start, const std::vector<Eigen::Index>& free,
-                   const Settings& settings);
+  /// upper > lower); the run's best point, snapped, is `end()`. Cost: at most the simplex's
+  /// evaluation budget of acquisition values, plus one constraint check of the end point.
+  Run run(const sdk::SolveRequest& request, const FeasibleSampler& sampler,
+          const Eigen::VectorXd& start, const std::vector<Eigen::Index>& free,
+          const Settings& settings);
 
   /// The end point of the last `run`.
   const Eigen::VectorXd& end() const { return x_; }

@@ -196,10 +196,10 @@ bool MixedAlternating::continuous_step(const sdk::SolveRequest& request) {
   for (Eigen::Index i : continuous_)
     if (request.space.is_active(x_, static_cast<std::size_t>(i))) free_.push_back(i);
   if (free_.empty()) return false;
-  evaluations_ += simplex_.run(request, sampler_, x_, free_, simplex_settings_);
+  const CoordinateSimplex::Run run = simplex_.run(request, sampler_, x_, free_, simplex_settings_);
+  evaluations_ += run.evaluations;
+  if (!run.candidate) return false;
   const Eigen::VectorXd& end = simplex_.end();
-  if (FeasibleSampler::violation(request.constraints, end) > 0.0 || sampler_.excluded(end))
-    return false;
   const double v = request.acquisition->value(end);
   ++evaluations_;
   if (!(v > value_)) return false;

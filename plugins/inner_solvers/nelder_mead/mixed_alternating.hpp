@@ -40,7 +40,7 @@ class MixedAlternating final : public sdk::InnerSolver,
     bool ordinal = true;
     std::vector<double> values;
   };
-  // Sorts the space's coordinates into `discrete_` and `continuous_` (once per space size).
+  // Sorts the space's coordinates into `discrete_` and `continuous_` (every call: O(d)).
   void classify(const sdk::Space& space);
   // Best-improvement moves over the discrete neighbourhood of `x_` (value `value_`), at most
   // `discrete_iterations_` of them; returns the number of moves.
@@ -66,7 +66,6 @@ class MixedAlternating final : public sdk::InnerSolver,
   CoordinateSimplex simplex_;
   std::vector<Discrete> discrete_;
   std::vector<Eigen::Index> continuous_, free_;
-  std::size_t classified_size_ = 0;
   // The current point of a start and its value; evaluation counters of one call.
   Eigen::VectorXd x_;
   double value_ = 0.0;

@@ -163,12 +163,12 @@ sdk::Proposal NelderMeadSolver::maximize(const sdk::SolveRequest& request) {
         free_.push_back(i);
     }
     if (free_.empty()) continue;
-    nfev += simplex_.run(request, sampler_, base_, free_, simplex_settings_);
+    const CoordinateSimplex::Run run =
+        simplex_.run(request, sampler_, base_, free_, simplex_settings_);
     ++runs;
+    nfev += run.evaluations;
+    if (!run.candidate) continue;
     const Eigen::VectorXd& x = simplex_.end();
-    if (FeasibleSampler::violation(request.constraints, x) > 0.0 || sampler_.excluded(x)) {
-      continue;
-    }
     const double v = request.acquisition->value(x);
     if (v > best_value) {
       best_value = v;

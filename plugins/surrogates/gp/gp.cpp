@@ -132,16 +132,15 @@ const sdk::ParamSpecList& GpSurrogate::params() {
 GpSurrogate::GpSurrogate(const sdk::CreateArgs& args)
     : ctx_(args.context),
       dim_(static_cast<Eigen::Index>(args.space.size())),
-      one_hot_(encoding_of(args.params) == CategoricalEncoding::OneHot),
       model_(kernel_type(args.params.get_string("kernel")),
              layout_of(args.space, encoding_of(args.params)), priors_of(args.space, args.params)) {
-  if (one_hot_) widths_ = one_hot_widths(args.space);
+  if (encoding_of(args.params) == CategoricalEncoding::OneHot) widths_ = one_hot_widths(args.space);
   options_.restarts = static_cast<int>(args.params.get_int("restarts"));
   options_.max_iterations = static_cast<int>(args.params.get_int("max_iterations"));
 }
 
 const Eigen::MatrixXd& GpSurrogate::inputs(const Eigen::MatrixXd& X, Eigen::MatrixXd& z) const {
-  if (!one_hot_) return X;
+  if (widths_.empty()) return X;
   expand_one_hot(widths_, X, z);
   return z;
 }

@@ -36,9 +36,9 @@ class GpSurrogate final : public sdk::Surrogate, public sdk::PosteriorSampler {
   const Eigen::MatrixXd& inputs(const Eigen::MatrixXd& X, Eigen::MatrixXd& z) const;
 
   sdk::Context& ctx_;
-  std::vector<int> widths_;  // one_hot_widths of the space, when categoricals are one-hot
-  Eigen::Index dim_;         // the space's dimension (columns of the encoded points)
-  bool one_hot_;
+  // one_hot_widths of the space when categoricals are one-hot; empty otherwise (no expansion)
+  std::vector<int> widths_;
+  Eigen::Index dim_;  // the space's dimension (columns of the encoded points)
   gp::GpModel model_;
   gp::FitOptions options_;
   Eigen::MatrixXd z_fit_;
