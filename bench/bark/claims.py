@@ -6,11 +6,13 @@ the final best values (bench/compare.py's budget and tests), with a verdict:
 
 - "reproduced": the claimed direction has p < ALPHA;
 - "opposite": the other direction has p < ALPHA;
-- "not significant": neither (the medians' direction is named).
+- "tie": neither direction has p < ALPHA (the lower median is named, nothing more).
 
 A claim of being "competitive" is reproduced when the rival is not better at p < ALPHA.
+Every row names the seeds of both methods and, with --build, the builds that ran them.
 
   bench/bark/claims.py OUT [OUT ...] [--gp gp-ucb-alt-onehot] [--alpha 0.05]
+                       [--build METHOD=COMMIT ...] [--default-build COMMIT]
 
 --gp names the method standing for the paper's GP-RBF.
 """
@@ -29,9 +31,14 @@ def main():
     ap.add_argument("--gp", default="gp-ucb-alt-onehot",
                     help="the method standing for the paper's GP-RBF")
     ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--build", action="append", default=[], metavar="METHOD=COMMIT",
+                    help="the build that ran a method's studies; repeatable")
+    ap.add_argument("--default-build", default="?",
+                    help="the build of every method --build does not name")
     args = ap.parse_args()
     runs = Runs(args.outputs)
     gp, alpha = args.gp, args.alpha
+    builds = dict(b.split("=", 1) for b in args.build)
     finals = {}
     for p in runs.problems():
         ms = runs.methods(p)
@@ -49,7 +56,7 @@ def main():
         if pb < alpha:
             return pa, pb, "opposite"
         lower = runs.sign[p] * median(p, a) < runs.sign[p] * median(p, b)
-        return pa, pb, f"not significant ({a} {'better' if lower else 'worse'} in median)"
+        return pa, pb, f"tie ({a if lower else b} has the lower median)"
 
     rows = []
     for p in ("tree_function", "tree_function_cat"):
@@ -64,34 +71,43 @@ def main():
                      f"max {tests[worst][0]:.3g} ({worst})",
                      "reproduced" if len(beaten) == len(others) else
                      f"partly: better than {len(beaten)} of {len(others)} at p < {alpha}; "
-                     f"not {', '.join(m for m in others if m not in beaten)}"))
+                     f"not {', '.join(m for m in others if m not in beaten)}",
+                     ["bark"] + others))
     p = "discrete_rosenbrock10"
     if p in finals and gp in finals[p]:
         pa, pb, v = verdict(p, gp, "bark")
         rows.append(("GP-RBF beats BARK on DiscreteRosenbrock (Fig. 5)", p,
-                     f"{gp} better than bark", f"{pa:.3g} (reverse {pb:.3g})", v))
+                     f"{gp} better than bark", f"{pa:.3g} (reverse {pb:.3g})", v, ["bark", gp]))
     for p in finals:
         if "bark-prior" in finals[p] and "bark" in finals[p]:
             pa, pb, v = verdict(p, "bark", "bark-prior")
             rows.append(("BARK beats BARKPrior (Sec. 7.3, Fig. 6)", p,
-                         "bark better than bark-prior", f"{pa:.3g} (reverse {pb:.3g})", v))
+                         "bark better than bark-prior", f"{pa:.3g} (reverse {pb:.3g})", v,
+                         ["bark", "bark-prior"]))
     for p in finals:
         if "leaf-gp" in finals[p] and "bark" in finals[p]:
             pa, pb, v = verdict(p, "bark", "leaf-gp")
             rows.append(("BARK consistently beats LeafGP (Sec. 7.3)", p,
-                         "bark better than leaf-gp", f"{pa:.3g} (reverse {pb:.3g})", v))
+                         "bark better than leaf-gp", f"{pa:.3g} (reverse {pb:.3g})", v,
+                         ["bark", "leaf-gp"]))
     p = "pest_control"
     if p in finals and gp in finals[p]:
         pa, pb, _ = verdict(p, "bark", gp)
         rows.append(("BARK highly competitive with GP-RBF where GP-RBF alternates (Fig. 6)", p,
                      f"{gp} not better than bark", f"{pb:.3g} (bark better: {pa:.3g})",
-                     "reproduced" if pb >= alpha else "opposite"))
+                     "reproduced (a tie or better)" if pb >= alpha else "opposite", ["bark", gp]))
+
+    def seeds_and_builds(p, methods):
+        def seeds(m):
+            return ",".join(sorted(runs.rows[(p, m)], key=int))
+        return "; ".join(f"{m}: seeds {seeds(m)}, build {builds.get(m, args.default_build)}"
+                         for m in methods)
 
     print(f"| claim (paper) | problem | test (one-sided Mann-Whitney, final best) | p | "
-          f"verdict at alpha = {alpha} |")
-    print("|---|---|---|---|---|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+          f"verdict at alpha = {alpha} | seeds and builds |")
+    print("|---|---|---|---|---|---|")
+    for claim, p, test, pv, v, methods in rows:
+        print(f"| {claim} | {p} | {test} | {pv} | {v} | {seeds_and_builds(p, methods)} |")
     print()
     print("Medians of the final best values:")
     print()
