@@ -46,8 +46,41 @@ TEST_P(DesignTest, KnownConstraintsAreRespected) {
 TEST_P(DesignTest, ImpossibleConstraintsGiveFewerPoints) {
   const sdk::Space space = mixed_space();
   const auto d = make_design(
-      space, GetParam(), 5, 3, [](const Eigen::VectorXd&) { return false; }, 1000);
+      space, GetParam(), 5, 3, [](const Eigen::VectorXd&) { return false; }, {}, 1000);
   EXPECT_TRUE(d.empty());
+}
+
+TEST_P(DesignTest, BalanceEqualitiesAreKeptWhereRejectionFindsNoPoint) {
+  // Four fine balances over 40 binaries and a real: a uniform point keeps them with
+  // probability 0.004, so 1,000 draws of rejection alone give about 4 of the 30 points.
+  std::vector<sdk::Parameter> params;
+  for (int i = 0; i < 40; ++i) params.push_back(sdk::Parameter::binary("x" + std::to_string(i)));
+  params.push_back(sdk::Parameter::real("r", 0, 1));
+  const sdk::Space space(params);
+  std::vector<sdk::BalancePair> pairs;
+  for (Eigen::Index j = 0; j < 4; ++j) {
+    sdk::BalancePair p;
+    for (Eigen::Index k = 0; k < 5; ++k) {
+      p.a.push_back(10 * j + k);
+      p.b.push_back(10 * j + 5 + k);
+    }
+    pairs.push_back(p);
+  }
+  const auto balanced = [](const Eigen::VectorXd& x) {
+    for (int j = 0; j < 4; ++j)
+      if (x.segment(10 * j, 5).sum() != x.segment(10 * j + 5, 5).sum()) return false;
+    return true;
+  };
+  const auto d = make_design(space, GetParam(), 30, 5, balanced, pairs, 1000);
+  ASSERT_EQ(d.size(), 30u);
+  for (const auto& x : d) {
+    EXPECT_TRUE(balanced(x));
+    EXPECT_TRUE(space.contains(x));
+  }
+  // The same seed, the same design (a resumed study's); the real coordinate still varies.
+  EXPECT_EQ(make_design(space, GetParam(), 30, 5, balanced, pairs, 1000), d);
+  EXPECT_NE(d[0][40], d[1][40]);
+  EXPECT_LT(make_design(space, GetParam(), 30, 5, balanced, {}, 1000).size(), 30u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, DesignTest,

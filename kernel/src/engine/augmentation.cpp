@@ -60,7 +60,8 @@ void KnowledgeAugmentation::ensure(bool quiet) {
   const auto points = make_design(
       space, DesignMethod::Random, static_cast<std::size_t>(pipeline_.augmentation.points),
       pipeline_.seed ^ kAugmentationSeedXor,
-      [&](const Eigen::VectorXd& x) { return components_.known_violation(x) <= 0.0; });
+      [&](const Eigen::VectorXd& x) { return components_.known_violation(x) <= 0.0; },
+      components_.known_balance);
   nlohmann::json xs = nlohmann::json::array();
   nlohmann::json cs = nlohmann::json::array();
   std::int64_t failed_points = 0;

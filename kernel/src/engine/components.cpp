@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
@@ -426,6 +427,15 @@ std::unique_ptr<Components> assemble(const Pipeline& pipeline, const PluginRegis
   }
   attach_model_solver(*c, pipeline, registry, logger, interrupt);
   check_formulations(*c, pipeline);
+  if (!c->known.empty()) {
+    // A formulate() that throws something other than sdk::Error (which only means "cannot")
+    // is a plugin fault; the detection formulates every known constraint, so all are named.
+    std::vector<std::string> ids;
+    for (const auto& k : c->known) ids.push_back(k.id);
+    c->known_balance = guarded_call(fmt::format("{}", fmt::join(ids, ", ")), "formulate", [&] {
+      return sdk::detect_balance_pairs(c->space, c->known_list).pairs;
+    });
+  }
   check_black_box_constraints(*c, pipeline);
   check_proposal(*c, pipeline);
   c->model_proposed_by = by.dump();

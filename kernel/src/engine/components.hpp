@@ -17,6 +17,7 @@
 #include "arbo/kernel/plugin_registry.hpp"
 #include "arbo/kernel/problem_loader.hpp"
 #include "arbo/sdk/acquisition.hpp"
+#include "arbo/sdk/balance.hpp"
 #include "arbo/sdk/constraint.hpp"
 #include "arbo/sdk/inner_solver.hpp"
 #include "arbo/sdk/problem.hpp"
@@ -56,8 +57,11 @@ struct Components {
   std::unique_ptr<Evaluator> evaluator;
   std::vector<KnownConstraint> known;
   std::vector<const sdk::Constraint*> known_list;  ///< the same, as a SolveRequest takes them
-  std::vector<MetricModel> surrogates;             ///< objective, then each constraint
-  std::shared_ptr<sdk::Acquisition> acquisition;   ///< null in a model-free pipeline
+  /// Their subset-balance equalities (`sdk::detect_balance_pairs`), which the kernel's random
+  /// points (design, fallbacks) keep exactly.
+  std::vector<sdk::BalancePair> known_balance;
+  std::vector<MetricModel> surrogates;                    ///< objective, then each constraint
+  std::shared_ptr<sdk::Acquisition> acquisition;          ///< null in a model-free pipeline
   std::shared_ptr<sdk::Acquisition> guarded_acquisition;  ///< its proxy, handed to the solver
   KernelContext* acquisition_context = nullptr;
   std::shared_ptr<sdk::InnerSolver> solver;

@@ -40,7 +40,8 @@ void latin_hypercube(std::size_t n, Eigen::Index d, std::mt19937_64& rng,
 
 std::vector<Eigen::VectorXd> make_design(
     const sdk::Space& space, DesignMethod method, std::size_t n, std::uint64_t seed,
-    const std::function<bool(const Eigen::VectorXd&)>& feasible, std::size_t max_draws) {
+    const std::function<bool(const Eigen::VectorXd&)>& feasible,
+    const std::vector<sdk::BalancePair>& balanced, std::size_t max_draws) {
   std::vector<Eigen::VectorXd> result;
   if (n == 0 || space.empty()) return result;
   result.reserve(n);
@@ -52,6 +53,7 @@ std::vector<Eigen::VectorXd> make_design(
   const auto accept = [&](const Eigen::VectorXd& u) {
     ++draws;
     Eigen::VectorXd x = space.from_unit(u);
+    if (!balanced.empty()) sdk::balance_from_unit(balanced, u, x);
     if (!feasible || feasible(x)) result.push_back(std::move(x));
   };
 

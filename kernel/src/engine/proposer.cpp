@@ -83,9 +83,9 @@ Proposer::Proposer(const Pipeline& pipeline, Components& components,
 
 const std::vector<Eigen::VectorXd>& Proposer::initial_design() {
   if (!design_ready_) {
-    design_ = make_design(c_.space, pipeline_.design,
-                          static_cast<std::size_t>(pipeline_.design_size), pipeline_.seed,
-                          [&](const Eigen::VectorXd& x) { return c_.known_violation(x) <= 0.0; });
+    design_ = make_design(
+        c_.space, pipeline_.design, static_cast<std::size_t>(pipeline_.design_size), pipeline_.seed,
+        [&](const Eigen::VectorXd& x) { return c_.known_violation(x) <= 0.0; }, c_.known_balance);
     design_ready_ = true;
     top_up_design_by_projection();
     if (design_.size() < static_cast<std::size_t>(pipeline_.design_size)) {
@@ -106,8 +106,9 @@ void Proposer::top_up_design_by_projection() {
   const auto wanted = static_cast<std::size_t>(pipeline_.design_size);
   if (design_.size() >= wanted || c_.model_solver == nullptr || c_.known.empty()) return;
   if (!sdk::can_formulate(c_.known_list)) return;
-  const auto candidates = make_design(c_.space, pipeline_.design, 3 * (wanted - design_.size()),
-                                      pipeline_.seed ^ kProjectionSeedXor, nullptr);
+  const auto candidates =
+      make_design(c_.space, pipeline_.design, 3 * (wanted - design_.size()),
+                  pipeline_.seed ^ kProjectionSeedXor, nullptr, c_.known_balance);
   std::size_t projected = 0;
   for (Eigen::VectorXd x : candidates) {
     if (design_.size() >= wanted) break;
@@ -181,8 +182,9 @@ void Proposer::represent(Eigen::VectorXd& x, bool penalized,
 bool Proposer::fallback_point(const sdk::Dataset& data, std::uint64_t uk,
                               const sdk::EvaluatedPoints* evaluated, Eigen::VectorXd& x) const {
   const bool can_project = c_.model_solver != nullptr && sdk::can_formulate(c_.known_list);
-  const auto candidates = make_design(c_.space, DesignMethod::Random, kFallbackDraws,
-                                      pipeline_.seed ^ (kFallbackSeedBase + uk), nullptr);
+  const auto candidates =
+      make_design(c_.space, DesignMethod::Random, kFallbackDraws,
+                  pipeline_.seed ^ (kFallbackSeedBase + uk), nullptr, c_.known_balance);
   const auto observed = [&](const Eigen::VectorXd& y) {
     if (evaluated != nullptr) return evaluated->contains(y);
     return contains_point(data.X, y);
@@ -368,8 +370,9 @@ ProposedPoint Proposer::propose(std::int64_t k) {
   const auto uk = static_cast<std::uint64_t>(k);
   std::optional<sdk::EvaluatedPoints> evaluated;
   if (pipeline_.proposal.exclude_evaluated) evaluated.emplace(data_.view());
-  const auto candidates = make_design(c_.space, DesignMethod::Random, kFallbackDraws,
-                                      pipeline_.seed ^ (kPendingSeedBase + uk), nullptr);
+  const auto candidates =
+      make_design(c_.space, DesignMethod::Random, kFallbackDraws,
+                  pipeline_.seed ^ (kPendingSeedBase + uk), nullptr, c_.known_balance);
   const bool penalized = pipeline_.proposal.known_penalty > 0.0 && out.stage == Origin::Model;
   for (const Eigen::VectorXd& cand : candidates) {
     if (contains_point(pending, cand) || (evaluated && evaluated->contains(cand))) continue;

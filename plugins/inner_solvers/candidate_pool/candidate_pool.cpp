@@ -51,7 +51,7 @@ sdk::Proposal CandidatePool::maximize(const sdk::SolveRequest& request) {
     return result;
   }
 
-  sampler_.prepare_exclusion(request);
+  sampler_.prepare(request);
   const auto n = static_cast<Eigen::Index>(draws_) *
                  static_cast<Eigen::Index>(1 + request.data.num_constraints());
   pool_.resize(n, d);

@@ -63,6 +63,7 @@ void FeasibleSampler::draw_uniform(const sdk::Space& space) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (Eigen::Index j = 0; j < u_.size(); ++j) u_[j] = unit(ctx_.rng());
   space.from_unit(u_, x_);
+  if (!balance_.pairs.empty()) sdk::balance_from_unit(balance_.pairs, u_, x_);
 }
 
 double FeasibleSampler::draw(const sdk::SolveRequest& request) {
@@ -70,9 +71,10 @@ double FeasibleSampler::draw(const sdk::SolveRequest& request) {
   return violation(request.constraints, x_);
 }
 
-void FeasibleSampler::prepare_exclusion(const sdk::SolveRequest& request) {
+void FeasibleSampler::prepare(const sdk::SolveRequest& request) {
   excluding_ = request.exclude_evaluated;
   evaluated_ = excluding_ ? sdk::EvaluatedPoints(request.data) : sdk::EvaluatedPoints();
+  balance_ = sdk::detect_balance_pairs(request.space, request.constraints);
 }
 
 bool FeasibleSampler::draw_feasible(const sdk::SolveRequest& request) {
@@ -102,7 +104,7 @@ FeasibleSampler::FillCounts FeasibleSampler::fill_pool(const sdk::SolveRequest& 
                                                        std::int64_t projections, Mode mode) {
   const auto d = static_cast<Eigen::Index>(request.space.size());
   const bool penalty = mode == Mode::Penalty;
-  prepare_exclusion(request);
+  prepare(request);
   pool_.resize(samples, d);
   pool_violation_.resize(samples);
   FillCounts counts;
@@ -156,7 +158,7 @@ FeasibleSampler::FirstFeasible FeasibleSampler::first_feasible(const sdk::SolveR
                                                                std::int64_t max_tries,
                                                                std::int64_t projections) {
   FirstFeasible result;
-  prepare_exclusion(request);
+  prepare(request);
   while (result.tries < max_tries) {
     if (result.tries % kPollEvery == 0 && result.tries > 0 && ctx_.cancelled()) break;
     ++result.tries;

@@ -7,8 +7,9 @@
 ///
 /// Random streams: every draw takes `space.size()` values of
 /// `std::uniform_real_distribution<double>(0, 1)` from `Context::rng()`, coordinate 0 first,
-/// and maps them with `Space::from_unit`. Nothing else consumes the generator (the projection
-/// does not), so a study's proposals depend only on the seed and the order of the calls.
+/// and maps them with `Space::from_unit` (then `sdk::balance_from_unit` on the coordinates of
+/// balance equalities, which uses the same values). Nothing else consumes the generator (the
+/// projection does not), so a study's proposals depend only on the seed and the order of the calls.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <Eigen/Core>
 
 #include <arbo/sdk/acquisition.hpp>
+#include <arbo/sdk/balance.hpp>
 #include <arbo/sdk/context.hpp>
 #include <arbo/sdk/exclusion.hpp>
 #include <arbo/sdk/inner_solver.hpp>
@@ -94,14 +96,19 @@ class FeasibleSampler {
   /// Evaluates every constraint. O(d + constraints).
   double draw(const sdk::SolveRequest& request);
 
-  /// Exclusion of evaluated points (`SolveRequest::exclude_evaluated`, exclusion.hpp): when the
-  /// request sets it, builds the set of its evaluated points, which `draw_feasible`,
-  /// `draw_projected`, `fill_pool` and `first_feasible` then reject and `excluded` reports;
-  /// otherwise clears it. `fill_pool` and `first_feasible` call it themselves; a solver that
-  /// only draws calls it once per `maximize`. O((n + failed + pending) d).
-  void prepare_exclusion(const sdk::SolveRequest& request);
+  /// Reads what every draw of one request depends on: the exclusion of evaluated points
+  /// (`SolveRequest::exclude_evaluated`, exclusion.hpp; when set, builds the set of evaluated
+  /// points, which `draw_feasible`, `draw_projected`, `fill_pool` and `first_feasible` then
+  /// reject and `excluded` reports) and the balance equalities among the known constraints
+  /// (`sdk::detect_balance_pairs`; every later draw keeps them exactly, still uniform over the
+  /// points that keep them: `sdk::balance_from_unit`). `fill_pool` and `first_feasible` call it
+  /// themselves; a solver that only draws calls it once per `maximize`.
+  /// Complexity: O((n + failed + pending) d) plus one formulation per constraint.
+  void prepare(const sdk::SolveRequest& request);
+  /// The balance structure the last `prepare` found (empty before the first).
+  const sdk::BalanceStructure& balance() const { return balance_; }
   /// True when `x` is an evaluated point the current request excludes (see
-  /// `prepare_exclusion`). O(d) expected.
+  /// `prepare`). O(d) expected.
   bool excluded(const Eigen::VectorXd& x) const { return excluding_ && evaluated_.contains(x); }
 
   /// One uniform draw into `point()`; true when it satisfies every constraint (and is not
@@ -125,7 +132,7 @@ class FeasibleSampler {
   /// attempts, each a `draw_projected`) are tried only when `projections > 0`, a model solver
   /// exists and every constraint can formulate itself. Cancellation (`Context::cancelled()`)
   /// ends the uniform draws early. The pool may come back shorter than `samples`, even empty.
-  /// Excluded draws (`prepare_exclusion`) are dropped in both modes; a Penalty pool that
+  /// Excluded draws (`prepare`) are dropped in both modes; a Penalty pool that
   /// excludes points is bounded by `max_tries` draws as well.
   /// Preconditions: samples >= 1. Complexity: at most `max_tries` draws (Penalty: `samples`)
   /// plus `projections` model solves; the pool is allocated once per call (trimmed if
@@ -167,6 +174,7 @@ class FeasibleSampler {
   Eigen::VectorXd pool_violation_;
   sdk::EvaluatedPoints evaluated_;
   bool excluding_ = false;
+  sdk::BalanceStructure balance_;
 };
 
 /// The note of a call that found no candidate satisfying the known constraints: "no point

@@ -17,6 +17,7 @@
 
 #include <Eigen/Core>
 
+#include <arbo/sdk/balance.hpp>
 #include <arbo/sdk/space.hpp>
 
 namespace arbo::plugins::regevo {
@@ -99,9 +100,7 @@ class TokenMutator {
 };
 
 /// A subset-balance equality sum_{i in a} x_i = sum_{i in b} x_i over binary coordinates.
-struct BalancePair {
-  std::vector<Eigen::Index> a, b;
-};
+using BalancePair = sdk::BalancePair;
 
 /// ConEvo's feasible mutation (App. C.6), pair by pair: one side drawn uniformly is I+, each of
 /// its positions flipped with probability p_m; c = net number of 0 -> 1 flips; c positions of

@@ -172,8 +172,8 @@ void RegularizedEvolution::breed(const sdk::Space& space, const Settings& s) {
     // ConEvo (App. C.6): the tournament's best is the only parent; no recombination.
     const double* parent = population_buf_.row(first);
     std::copy(parent, parent + d, child_.data());
-    balance_mutator_.mutate(child_, balance_.pairs, s.p_m, rng);
-    mutator_.mutate(child_, s.p_m, rng, balance_.in_pair);
+    balance_mutator_.mutate(child_, sampler_.balance().pairs, s.p_m, rng);
+    mutator_.mutate(child_, s.p_m, rng, sampler_.balance().in_pair);
   } else {
     regevo::crossover(population_buf_.row(first), population_buf_.row(second), d, s.p_c, child_,
                       rng);
@@ -203,8 +203,11 @@ sdk::Proposal RegularizedEvolution::maximize(const sdk::SolveRequest& request) {
   if (mutator_.size() != d) mutator_ = regevo::TokenMutator(space, real_mutation_, real_step_);
   child_.resize(d);
   evaluated_ = sdk::EvaluatedPoints(request.data);
-  balance_ = regevo::detect_balance_pairs(space, request.constraints);
-  const bool conevo = operators_ == "conevo" || (operators_ == "auto" && !balance_.pairs.empty());
+  // The balance equalities: ConEvo's mutation keeps them, and the sampler's uniform draws
+  // (population seeds, fallbacks) keep them exactly.
+  sampler_.prepare(request);
+  const sdk::BalanceStructure& balance = sampler_.balance();
+  const bool conevo = operators_ == "conevo" || (operators_ == "auto" && !balance.pairs.empty());
   const bool with = request.acquisition != nullptr;
   const Settings s = resolve(with, conevo);
   sdk::Proposal p = with ? with_model(request, s) : model_free(request, s);
@@ -311,7 +314,7 @@ sdk::Proposal RegularizedEvolution::with_model(const sdk::SolveRequest& request,
 
   const std::string how = fmt::format(
       "{} ({} children in {} batches{}, population {}, tournament {}, {}p_m {}{}{})",
-      s.conevo ? fmt::format("ConEvo on {} balance pairs", balance_.pairs.size())
+      s.conevo ? fmt::format("ConEvo on {} balance pairs", sampler_.balance().pairs.size())
                : std::string("RegEvo"),
       generated - seeded, batches, seeded > 0 ? fmt::format(", {} uniform seeds", seeded) : "",
       population_buf_.size(), s.tournament, s.conevo ? "" : fmt::format("p_c {}, ", s.p_c), s.p_m,
@@ -378,12 +381,12 @@ sdk::Proposal RegularizedEvolution::model_free(const sdk::SolveRequest& request,
     sdk::Proposal result;
     result.found = true;
     result.x = child_;
-    result.note =
-        fmt::format("{} child of {} observations (tournament {}, {}p_m {}) after {} attempts",
-                    s.conevo ? fmt::format("ConEvo ({} balance pairs)", balance_.pairs.size())
-                             : std::string("RegEvo"),
-                    population_buf_.size(), s.tournament,
-                    s.conevo ? "" : fmt::format("p_c {}, ", s.p_c), s.p_m, a + 1);
+    result.note = fmt::format(
+        "{} child of {} observations (tournament {}, {}p_m {}) after {} attempts",
+        s.conevo ? fmt::format("ConEvo ({} balance pairs)", sampler_.balance().pairs.size())
+                 : std::string("RegEvo"),
+        population_buf_.size(), s.tournament, s.conevo ? "" : fmt::format("p_c {}, ", s.p_c), s.p_m,
+        a + 1);
     return result;
   }
   if (violating && projections_ > 0) {

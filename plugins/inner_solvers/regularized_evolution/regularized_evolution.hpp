@@ -16,7 +16,6 @@
 #include <arbo/sdk/exclusion.hpp>
 #include <arbo/sdk/inner_solver.hpp>
 
-#include "balance.hpp"
 #include "evolution.hpp"
 #include "feasible_sampler.hpp"
 
@@ -76,7 +75,6 @@ class RegularizedEvolution final : public sdk::InnerSolver, public sdk::Excludes
   FeasibleSampler sampler_;
   regevo::TokenMutator mutator_;
   regevo::BalanceMutator balance_mutator_;
-  regevo::BalanceStructure balance_;
   regevo::Population population_buf_;
   sdk::EvaluatedPoints evaluated_;
   Eigen::VectorXd child_, best_x_, values_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // inner_solver/random from its real .so: the conformance kit, then budgets, infeasibility,
 // candidate pools and reproducibility.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -168,6 +169,54 @@ TEST(inner_solver_random_plugin, target_outside_the_feasible_set_lands_on_its_bo
   ASSERT_TRUE(p.found);
   EXPECT_LE(p.x[0], 0.5);
   EXPECT_GT(p.x[0], 0.49);
+}
+
+// Fine-balance equalities (Ising, Papalexopoulos et al. 2022, Sec. 5.2) over 40 binaries:
+// sum of items 10j..10j+4 = sum of items 10j+5..10j+9, scaled as constraint/polynomial scales
+// them. Uniform draws keep all four with probability (252/1024)^4 = 0.004.
+class FineBalances final : public Constraint, public FormulatesConstraint {
+ public:
+  double violation(const Eigen::VectorXd& x) const override {
+    double worst = 0.0;
+    for (int j = 0; j < 4; ++j)
+      worst =
+          std::max(worst, std::abs(x.segment(10 * j, 5).sum() - x.segment(10 * j + 5, 5).sum()));
+    return worst;
+  }
+  void formulate(Model& model, const PointVariables& point) const override {
+    for (int j = 0; j < 4; ++j) {
+      LinearRow row;
+      row.sense = RowSense::Equal;
+      for (int k = 0; k < 5; ++k) {
+        row.terms.push_back({point.x_vars[static_cast<std::size_t>(10 * j + k)], 0.2});
+        row.terms.push_back({point.x_vars[static_cast<std::size_t>(10 * j + 5 + k)], -0.2});
+      }
+      model.add_linear_row(row);
+    }
+  }
+};
+
+TEST(inner_solver_random_plugin, draws_keep_balance_equalities_without_a_model_solver) {
+  std::vector<Parameter> bits;
+  for (int i = 0; i < 40; ++i) bits.push_back(Parameter::binary("x" + std::to_string(i)));
+  // One draw per call: rejection alone would fail 996 times in 1,000.
+  Solver s(Space(bits), {{"max_tries", std::int64_t{1}}, {"samples", std::int64_t{200}}}, 6);
+  const FineBalances balances;
+  Dataset data;
+  data.reset(40, {});
+  for (int r = 0; r < 20; ++r) {
+    const Proposal p = s.solver->maximize(SolveRequest{nullptr, s.space, {&balances}, data});
+    ASSERT_TRUE(p.found) << p.note;
+    EXPECT_EQ(balances.violation(p.x), 0.0);
+    EXPECT_NE(p.note.find("after 1 draws"), std::string::npos) << p.note;
+  }
+  // With an acquisition: a full pool of balanced candidates (200 draws, 200 kept).
+  Solver t(Space(bits), {{"max_tries", std::int64_t{200}}, {"samples", std::int64_t{200}}}, 7);
+  Peak acq(1.0);
+  const Proposal q = t.solver->maximize(SolveRequest{&acq, t.space, {&balances}, data});
+  ASSERT_TRUE(q.found) << q.note;
+  EXPECT_EQ(acq.last_rows, 200);
+  EXPECT_EQ(balances.violation(q.x), 0.0);
 }
 
 TEST(inner_solver_random_plugin, short_pool_when_max_tries_binds) {

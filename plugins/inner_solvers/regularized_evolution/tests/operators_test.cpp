@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The operators of inner_solver/regularized_evolution on the core library the plugin links:
 // tournament selection, crossover switches, token mutation per coordinate type, ConEvo's
-// balance-keeping mutation, and the detection of balance equalities among formulating
-// constraints. Fixed seeds; tolerances of about five standard deviations, so a wrong rate
-// (p_c or p_m off by a tenth, a parent always starting) fails.
+// balance-keeping mutation (the detection of balance equalities is the SDK's:
+// tests/sdk/balance_test.cpp). Fixed seeds; tolerances of about five standard deviations, so a
+// wrong rate (p_c or p_m off by a tenth, a parent always starting) fails.
 #include <cmath>
 #include <map>
 #include <random>
@@ -12,10 +12,6 @@
 
 #include <gtest/gtest.h>
 
-#include <arbo/sdk/capabilities/constraint.hpp>
-#include <arbo/sdk/model.hpp>
-
-#include "balance.hpp"
 #include "evolution.hpp"
 
 namespace {
@@ -218,80 +214,6 @@ TEST(regevo_operators, conevo_mutation_undoes_a_pair_it_cannot_balance) {
     mutator.mutate(x, pairs, 0.9, rng);
     ASSERT_EQ(x[0] + x[1], x[2]) << r;
   }
-}
-
-// Equality rows given as coefficient vectors, as constraint/polynomial formulates them.
-class EqualityRows final : public arbo::sdk::Constraint, public arbo::sdk::FormulatesConstraint {
- public:
-  EqualityRows(std::vector<Eigen::VectorXd> rows, std::vector<double> rhs)
-      : rows_(std::move(rows)), rhs_(std::move(rhs)) {}
-  double violation(const Eigen::VectorXd& x) const override {
-    double worst = 0.0;
-    for (std::size_t k = 0; k < rows_.size(); ++k)
-      worst = std::max(worst, std::abs(rows_[k].dot(x) - rhs_[k]));
-    return worst;
-  }
-  void formulate(arbo::sdk::Model& model, const arbo::sdk::PointVariables& point) const override {
-    for (std::size_t k = 0; k < rows_.size(); ++k) {
-      arbo::sdk::LinearRow row;
-      row.sense = arbo::sdk::RowSense::Equal;
-      row.rhs = rhs_[k];
-      for (Eigen::Index i = 0; i < rows_[k].size(); ++i) {
-        if (rows_[k][i] != 0.0)
-          row.terms.push_back({point.x_vars[static_cast<std::size_t>(i)], rows_[k][i]});
-      }
-      model.add_linear_row(row);
-    }
-  }
-
- private:
-  std::vector<Eigen::VectorXd> rows_;
-  std::vector<double> rhs_;
-};
-
-// A constraint that cannot formulate itself.
-class ByValue final : public arbo::sdk::Constraint {
- public:
-  double violation(const Eigen::VectorXd& x) const override { return std::max(0.0, x[0] - 0.5); }
-};
-
-Eigen::VectorXd row(int d, std::initializer_list<std::pair<int, double>> terms) {
-  Eigen::VectorXd r = Eigen::VectorXd::Zero(d);
-  for (const auto& [i, c] : terms) r[i] = c;
-  return r;
-}
-
-TEST(regevo_balance, detects_scaled_subset_equalities_and_nothing_else) {
-  const Space space({Parameter::binary("x0"), Parameter::binary("x1"), Parameter::binary("x2"),
-                     Parameter::binary("x3"), Parameter::binary("x4"), Parameter::binary("x5"),
-                     Parameter::integer("n", 0, 1), Parameter::binary("x7"),
-                     Parameter::binary("x8")});
-  const int d = 9;
-  // A scaled balance (0.2 x (x0 + x1 - x2 - x3) = 0) and one over x4 | x5.
-  const EqualityRows balance(
-      {row(d, {{0, 0.2}, {1, 0.2}, {2, -0.2}, {3, -0.2}}), row(d, {{4, 1.0}, {5, -1.0}})},
-      {0.0, 0.0});
-  // Not balances: a right-hand side of 1, unequal magnitudes, an integer coordinate.
-  const EqualityRows rhs({row(d, {{7, 1.0}, {8, -1.0}})}, {1.0});
-  const EqualityRows weights({row(d, {{7, 2.0}, {8, -1.0}})}, {0.0});
-  const EqualityRows integer({row(d, {{6, 1.0}, {7, -1.0}})}, {0.0});
-  const ByValue by_value;
-  const BalanceStructure s =
-      detect_balance_pairs(space, {&balance, &rhs, &weights, &integer, &by_value});
-  ASSERT_EQ(s.pairs.size(), 2u);
-  EXPECT_EQ(s.pairs[0].a, (std::vector<Eigen::Index>{0, 1}));
-  EXPECT_EQ(s.pairs[0].b, (std::vector<Eigen::Index>{2, 3}));
-  EXPECT_EQ(s.pairs[1].a, (std::vector<Eigen::Index>{4}));
-  EXPECT_EQ(s.captured, (std::vector<char>{1, 0, 0, 0, 0}));
-  EXPECT_EQ(s.captured_count, 1u);
-  EXPECT_EQ(s.in_pair, (std::vector<char>{1, 1, 1, 1, 1, 1, 0, 0, 0}));
-
-  // Two balances sharing x1 cannot be mutated independently: both are left to the checks.
-  const EqualityRows overlapping({row(d, {{0, 1.0}, {1, -1.0}}), row(d, {{1, 1.0}, {2, -1.0}})},
-                                 {0.0, 0.0});
-  const BalanceStructure o = detect_balance_pairs(space, {&overlapping});
-  EXPECT_TRUE(o.pairs.empty());
-  EXPECT_EQ(o.captured, (std::vector<char>{0}));
 }
 
 }  // namespace

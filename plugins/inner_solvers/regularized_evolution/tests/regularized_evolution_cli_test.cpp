@@ -3,6 +3,8 @@
 // `arbo` binary, its ten fine-balance equalities being constraint/polynomial components: every
 // proposal keeps every balance without a projection, no point is proposed twice, and the
 // proposals depend only on the seed (a rerun and a resumed study propose the same points).
+// The initial design keeps the balances by construction (sdk::balance_from_unit), so neither
+// ConEvo nor random search, the benchmark's model-free baselines, needs a model solver.
 #include <set>
 #include <string>
 #include <utility>
@@ -18,10 +20,11 @@ namespace {
 using arbo::test::CliResult;
 using nlohmann::json;
 
-// The paper's protocol in small: random initial points (projected onto the balances by the
-// model solver, since fewer than 1e-6 of the points are feasible), then RegEvo's outer loop,
-// which finds the balance equalities and runs ConEvo.
-std::string pipeline(int seed, int budget) {
+// The paper's protocol in small: uniform random feasible initial points (fewer than 1e-6 of all
+// points are feasible: the design draws them exactly, Sec. 5.2), then RegEvo's outer loop, which
+// finds the balance equalities and runs ConEvo; or random search.
+std::string pipeline(int seed, int budget, const std::string& solver = "regularized_evolution",
+                     bool model_solver = true) {
   return "[study]\nseed = " + std::to_string(seed) + "\nbudget = " + std::to_string(budget) +
          R"(
 direction = "maximize"
@@ -31,10 +34,8 @@ plugin = "ising100"
 method = "random"
 size = 8
 [inner_solver]
-plugin = "regularized_evolution"
-[model_solver]
-plugin = "glpk_bnb"
-)";
+plugin = ")" +
+         solver + "\"\n" + (model_solver ? "[model_solver]\nplugin = \"glpk_bnb\"\n" : "");
 }
 
 bool bit(const json& params, int i) { return params.at("x" + std::to_string(i)).get<bool>(); }
@@ -65,7 +66,7 @@ class RegEvoCli : public arbo::test::CliTest {
 };
 
 TEST_F(RegEvoCli, EveryIsingProposalKeepsTheTenBalancesWithoutProjection) {
-  write("p.toml", pipeline(5, 30));
+  write("p.toml", pipeline(5, 30, "regularized_evolution", false));
   const CliResult r = arbo("--verbose run p.toml --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const json obs = export_json("s");
@@ -86,6 +87,26 @@ TEST_F(RegEvoCli, EveryIsingProposalKeepsTheTenBalancesWithoutProjection) {
   EXPECT_EQ(children, 22u) << r.err;
   EXPECT_EQ(r.err.find("projected onto the known constraints after"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("uniform feasible draw"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("initial design points satisfy"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("were projected"), std::string::npos) << r.err;
+}
+
+TEST_F(RegEvoCli, RandomSearchDrawsFeasibleIsingPointsWithoutAModelSolver) {
+  write("p.toml", pipeline(6, 40, "random", false) + "[proposal]\nexclude_evaluated = true\n");
+  const CliResult r = arbo("--verbose run p.toml --study s");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json obs = export_json("s");
+  ASSERT_EQ(obs.size(), 40u);
+  std::set<std::string> distinct;
+  for (const json& o : obs) {
+    EXPECT_EQ(o["status"], "complete") << o.dump();
+    EXPECT_EQ(balances_kept(o["params"]), 10) << o.dump();
+    distinct.insert(o["params"].dump());
+  }
+  EXPECT_EQ(distinct.size(), 40u);
+  // Every proposal is the solver's (or the design's), none a kernel fallback.
+  EXPECT_EQ(r.err.find("random point satisfying them instead"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("initial design points satisfy"), std::string::npos) << r.err;
 }
 
 TEST_F(RegEvoCli, TheSameSeedProposesTheSamePointsAfterARerunAndAResume) {

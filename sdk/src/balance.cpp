@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: MIT
-#include "balance.hpp"
+#include "arbo/sdk/balance.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include <arbo/sdk/capabilities/constraint.hpp>
-#include <arbo/sdk/error.hpp>
-#include <arbo/sdk/model.hpp>
+#include "arbo/sdk/capabilities/constraint.hpp"
+#include "arbo/sdk/error.hpp"
+#include "arbo/sdk/model.hpp"
 
-namespace arbo::plugins::regevo {
+namespace arbo::sdk {
 
 namespace {
 
 // The row as a balance pair over coordinates, if it is one.
-bool as_pair(const sdk::LinearRow& row, const std::vector<int>& coordinate_of,
-             const sdk::Space& space, BalancePair& out) {
-  if (row.sense != sdk::RowSense::Equal) return false;
+bool as_pair(const LinearRow& row, const std::vector<int>& coordinate_of, const Space& space,
+             BalancePair& out) {
+  if (row.sense != RowSense::Equal) return false;
   std::map<int, double> merged;  // repeated variables add up (model.hpp)
-  for (const sdk::LinearTerm& t : row.terms) merged[t.var] += t.coef;
+  for (const LinearTerm& t : row.terms) merged[t.var] += t.coef;
   double magnitude = 0.0;
   out.a.clear();
   out.b.clear();
@@ -27,7 +27,7 @@ bool as_pair(const sdk::LinearRow& row, const std::vector<int>& coordinate_of,
     const int i = var < static_cast<int>(coordinate_of.size())
                       ? coordinate_of[static_cast<std::size_t>(var)]
                       : -1;
-    if (i < 0 || space[static_cast<std::size_t>(i)].type != sdk::ParamType::Binary) return false;
+    if (i < 0 || space[static_cast<std::size_t>(i)].type != ParamType::Binary) return false;
     if (magnitude == 0.0) magnitude = std::abs(coef);
     if (std::abs(std::abs(coef) - magnitude) > 1e-9 * magnitude) return false;
     (coef > 0.0 ? out.a : out.b).push_back(i);
@@ -38,8 +38,8 @@ bool as_pair(const sdk::LinearRow& row, const std::vector<int>& coordinate_of,
 
 }  // namespace
 
-BalanceStructure detect_balance_pairs(const sdk::Space& space,
-                                      const std::vector<const sdk::Constraint*>& constraints) {
+BalanceStructure detect_balance_pairs(const Space& space,
+                                      const std::vector<const Constraint*>& constraints) {
   BalanceStructure s;
   const std::size_t d = space.size();
   s.in_pair.assign(d, 0);
@@ -47,13 +47,13 @@ BalanceStructure detect_balance_pairs(const sdk::Space& space,
   std::vector<BalancePair> found;
   std::vector<std::size_t> owner;  // constraint of each found pair
   for (std::size_t k = 0; k < constraints.size(); ++k) {
-    const auto* f = dynamic_cast<const sdk::FormulatesConstraint*>(constraints[k]);
+    const auto* f = dynamic_cast<const FormulatesConstraint*>(constraints[k]);
     if (f == nullptr) continue;
-    sdk::Model model;
-    const sdk::PointVariables point = sdk::add_point_variables(model, space);
+    Model model;
+    const PointVariables point = add_point_variables(model, space);
     try {
       f->formulate(model, point);
-    } catch (const sdk::Error&) {
+    } catch (const Error&) {
       continue;  // e.g. rows over log-scaled coordinates: left to the generic check
     }
     std::vector<int> coordinate_of(model.num_variables(), -1);
@@ -62,7 +62,7 @@ BalanceStructure detect_balance_pairs(const sdk::Space& space,
     bool all = model.quadratic_rows().empty() && model.num_variables() == d &&
                !model.linear_rows().empty();
     BalancePair pair;
-    for (const sdk::LinearRow& row : model.linear_rows()) {
+    for (const LinearRow& row : model.linear_rows()) {
       if (as_pair(row, coordinate_of, space, pair)) {
         found.push_back(pair);
         owner.push_back(k);
@@ -72,7 +72,8 @@ BalanceStructure detect_balance_pairs(const sdk::Space& space,
     }
     s.captured[k] = all ? 1 : 0;
   }
-  // ConEvo mutates each pair on its own, so a coordinate may belong to one pair only.
+  // Pairs are sampled (balance_from_unit) and mutated (ConEvo) each on its own, so a coordinate
+  // may belong to one pair only.
   std::vector<int> uses(d, 0);
   for (const BalancePair& p : found) {
     for (const Eigen::Index i : p.a) ++uses[static_cast<std::size_t>(i)];
@@ -95,4 +96,30 @@ BalanceStructure detect_balance_pairs(const sdk::Space& space,
   return s;
 }
 
-}  // namespace arbo::plugins::regevo
+void balance_from_unit(const std::vector<BalancePair>& pairs,
+                       const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::Ref<Eigen::VectorXd> x) {
+  for (const BalancePair& p : pairs) {
+    // Coordinate k of the pair (a first, then b) belongs to T, the |b| smallest draws, when
+    // fewer than |b| coordinates precede it in (draw, index) order. Counting beats sorting for
+    // the pair sizes of practice (tens) and needs no scratch buffer.
+    const auto na = static_cast<Eigen::Index>(p.a.size());
+    const auto n = na + static_cast<Eigen::Index>(p.b.size());
+    const auto at = [&](Eigen::Index k) {
+      return k < na ? p.a[static_cast<std::size_t>(k)] : p.b[static_cast<std::size_t>(k - na)];
+    };
+    const auto nb = n - na;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const Eigen::Index i = at(k);
+      Eigen::Index before = 0;
+      for (Eigen::Index l = 0; l < n; ++l) {
+        const Eigen::Index j = at(l);
+        before += (u[j] < u[i] || (u[j] == u[i] && j < i)) ? 1 : 0;
+      }
+      const bool in_t = before < nb;
+      // a: 1 inside T; b: 1 outside T.
+      x[i] = (k < na) == in_t ? 1.0 : 0.0;
+    }
+  }
+}
+
+}  // namespace arbo::sdk
