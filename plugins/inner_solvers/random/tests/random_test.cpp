@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // inner_solver/random from its real .so: the conformance kit, then budgets, infeasibility,
 // candidate pools and reproducibility.
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -12,6 +11,8 @@
 
 #include <arbo/sdk/projection.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
+
+#include "common/fine_balances.hpp"
 
 namespace {
 
@@ -171,37 +172,14 @@ TEST(inner_solver_random_plugin, target_outside_the_feasible_set_lands_on_its_bo
   EXPECT_GT(p.x[0], 0.49);
 }
 
-// Fine-balance equalities (Ising, Papalexopoulos et al. 2022, Sec. 5.2) over 40 binaries:
-// sum of items 10j..10j+4 = sum of items 10j+5..10j+9, scaled as constraint/polynomial scales
-// them. Uniform draws keep all four with probability (252/1024)^4 = 0.004.
-class FineBalances final : public Constraint, public FormulatesConstraint {
- public:
-  double violation(const Eigen::VectorXd& x) const override {
-    double worst = 0.0;
-    for (int j = 0; j < 4; ++j)
-      worst =
-          std::max(worst, std::abs(x.segment(10 * j, 5).sum() - x.segment(10 * j + 5, 5).sum()));
-    return worst;
-  }
-  void formulate(Model& model, const PointVariables& point) const override {
-    for (int j = 0; j < 4; ++j) {
-      LinearRow row;
-      row.sense = RowSense::Equal;
-      for (int k = 0; k < 5; ++k) {
-        row.terms.push_back({point.x_vars[static_cast<std::size_t>(10 * j + k)], 0.2});
-        row.terms.push_back({point.x_vars[static_cast<std::size_t>(10 * j + 5 + k)], -0.2});
-      }
-      model.add_linear_row(row);
-    }
-  }
-};
-
 TEST(inner_solver_random_plugin, draws_keep_balance_equalities_without_a_model_solver) {
   std::vector<Parameter> bits;
   for (int i = 0; i < 40; ++i) bits.push_back(Parameter::binary("x" + std::to_string(i)));
   // One draw per call: rejection alone would fail 996 times in 1,000.
   Solver s(Space(bits), {{"max_tries", std::int64_t{1}}, {"samples", std::int64_t{200}}}, 6);
-  const FineBalances balances;
+  // Ising's fine balances over 40 binaries: uniform draws keep all four with probability
+  // (252/1024)^4 = 0.004.
+  const arbo::test::FineBalances balances(40);
   Dataset data;
   data.reset(40, {});
   for (int r = 0; r < 20; ++r) {

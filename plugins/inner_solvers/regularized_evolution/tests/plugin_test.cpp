@@ -20,6 +20,8 @@
 #include <arbo/sdk/exclusion.hpp>
 #include <arbo/sdk/testing/conformance.hpp>
 
+#include "common/fine_balances.hpp"
+
 namespace {
 
 using namespace arbo::sdk;
@@ -267,33 +269,7 @@ TEST(regularized_evolution_plugin, model_free_ranks_black_box_infeasible_observa
   }
 }
 
-// Subset-balance equalities as a formulating constraint: one row per pair of blocks of five,
-// scaled as constraint/polynomial scales them.
-class Balances final : public Constraint, public FormulatesConstraint {
- public:
-  explicit Balances(int n) : n_(n) {}
-  double violation(const Eigen::VectorXd& x) const override {
-    double worst = 0.0;
-    for (int j = 0; j < n_ / 10; ++j)
-      worst =
-          std::max(worst, std::abs(x.segment(10 * j, 5).sum() - x.segment(10 * j + 5, 5).sum()));
-    return worst;
-  }
-  void formulate(Model& model, const PointVariables& point) const override {
-    for (int j = 0; j < n_ / 10; ++j) {
-      LinearRow row;
-      row.sense = RowSense::Equal;
-      for (int k = 0; k < 5; ++k) {
-        row.terms.push_back({point.x_vars[static_cast<std::size_t>(10 * j + k)], 0.2});
-        row.terms.push_back({point.x_vars[static_cast<std::size_t>(10 * j + 5 + k)], -0.2});
-      }
-      model.add_linear_row(row);
-    }
-  }
-
- private:
-  int n_;
-};
+using Balances = arbo::test::FineBalances;
 
 // At most `k` ones among the first ten coordinates; cannot formulate itself.
 class AtMost final : public Constraint {

@@ -63,21 +63,26 @@ class RegEvoCli : public arbo::test::CliTest {
     for (const json& o : export_json(study)) out.push_back(o["params"].dump());
     return out;
   }
+
+  // Study `study` has `n` complete observations, all distinct, each keeping the ten balances.
+  void expect_balanced_and_distinct(const std::string& study, std::size_t n) {
+    const json obs = export_json(study);
+    ASSERT_EQ(obs.size(), n);
+    std::set<std::string> distinct;
+    for (const json& o : obs) {
+      EXPECT_EQ(o["status"], "complete") << o.dump();
+      EXPECT_EQ(balances_kept(o["params"]), 10) << o.dump();
+      distinct.insert(o["params"].dump());
+    }
+    EXPECT_EQ(distinct.size(), n);
+  }
 };
 
 TEST_F(RegEvoCli, EveryIsingProposalKeepsTheTenBalancesWithoutProjection) {
   write("p.toml", pipeline(5, 30, "regularized_evolution", false));
   const CliResult r = arbo("--verbose run p.toml --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  const json obs = export_json("s");
-  ASSERT_EQ(obs.size(), 30u);
-  std::set<std::string> distinct;
-  for (const json& o : obs) {
-    EXPECT_EQ(o["status"], "complete") << o.dump();
-    EXPECT_EQ(balances_kept(o["params"]), 10) << o.dump();
-    distinct.insert(o["params"].dump());
-  }
-  EXPECT_EQ(distinct.size(), 30u);
+  expect_balanced_and_distinct("s", 30);
   // The solver's notes (debug log): 22 ConEvo children, none projected or drawn at random.
   std::size_t children = 0;
   for (std::size_t at = r.err.find("ConEvo (10 balance pairs) child of"); at != std::string::npos;
@@ -95,15 +100,7 @@ TEST_F(RegEvoCli, RandomSearchDrawsFeasibleIsingPointsWithoutAModelSolver) {
   write("p.toml", pipeline(6, 40, "random", false) + "[proposal]\nexclude_evaluated = true\n");
   const CliResult r = arbo("--verbose run p.toml --study s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  const json obs = export_json("s");
-  ASSERT_EQ(obs.size(), 40u);
-  std::set<std::string> distinct;
-  for (const json& o : obs) {
-    EXPECT_EQ(o["status"], "complete") << o.dump();
-    EXPECT_EQ(balances_kept(o["params"]), 10) << o.dump();
-    distinct.insert(o["params"].dump());
-  }
-  EXPECT_EQ(distinct.size(), 40u);
+  expect_balanced_and_distinct("s", 40);
   // Every proposal is the solver's (or the design's), none a kernel fallback.
   EXPECT_EQ(r.err.find("random point satisfying them instead"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("initial design points satisfy"), std::string::npos) << r.err;
