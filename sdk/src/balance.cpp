@@ -27,7 +27,11 @@ bool as_pair(const LinearRow& row, const std::vector<int>& coordinate_of, const 
     const int i = var < static_cast<int>(coordinate_of.size())
                       ? coordinate_of[static_cast<std::size_t>(var)]
                       : -1;
-    if (i < 0 || space[static_cast<std::size_t>(i)].type != ParamType::Binary) return false;
+    // A conditional coordinate has a canonical value while inactive, which a sampled balance
+    // would overwrite: such rows are left to the generic checks.
+    if (i < 0) return false;
+    const Parameter& p = space[static_cast<std::size_t>(i)];
+    if (p.type != ParamType::Binary || p.condition) return false;
     if (magnitude == 0.0) magnitude = std::abs(coef);
     if (std::abs(std::abs(coef) - magnitude) > 1e-9 * magnitude) return false;
     (coef > 0.0 ? out.a : out.b).push_back(i);

@@ -95,6 +95,18 @@ TEST(sdk_balance, detects_scaled_subset_equalities_and_nothing_else) {
   const BalanceStructure o = detect_balance_pairs(space, {&overlapping});
   EXPECT_TRUE(o.pairs.empty());
   EXPECT_EQ(o.captured, (std::vector<char>{0}));
+
+  // A balance over a conditional binary (inactive, it keeps its default) is left alone too.
+  auto conditional = Parameter::binary("c");
+  conditional.condition = arbo::sdk::Condition{"x0", {true}};
+  const Space with_condition({Parameter::binary("x0"), Parameter::binary("x1"), conditional});
+  const EqualityRows over_conditional({row(3, {{1, 1.0}, {2, -1.0}})}, {0.0});
+  EXPECT_TRUE(detect_balance_pairs(with_condition, {&over_conditional}).pairs.empty());
+  EXPECT_EQ(detect_balance_pairs(
+                Space({Parameter::binary("x0"), Parameter::binary("x1"), Parameter::binary("c")}),
+                {&over_conditional})
+                .pairs.size(),
+            1u);
 }
 
 TEST(sdk_balance, sampled_points_keep_every_pair_and_leave_the_rest_alone) {

@@ -44,8 +44,9 @@ struct BalanceStructure {
 /// Formulates every constraint that can (`FormulatesConstraint`) into a scratch model over
 /// `add_point_variables(space)` and keeps its linear equality rows of the form
 /// c * (sum_{i in A} x_i - sum_{i in B} x_i) = 0: one coefficient magnitude c > 0 (constraints
-/// may divide their rows by a scale), A and B non-empty and disjoint, every coordinate Binary,
-/// the right-hand side 0 (within 1e-9 c). Rows that share a coordinate with another such row are
+/// may divide their rows by a scale), A and B non-empty and disjoint, every coordinate Binary
+/// and unconditional (an inactive coordinate keeps its default), the right-hand side 0 (within
+/// 1e-9 c). Rows that share a coordinate with another such row are
 /// dropped (the pairs are sampled and mutated independently), and so is their constraint's
 /// `captured` flag. A constraint whose `formulate` throws `Error` counts as not formulating.
 /// Never throws but for allocation failure.
