@@ -14,7 +14,8 @@ bench/suites/nn_milp.toml (or any suite with the same method names):
 2. the paper's central comparison, the exact inner solve against the heuristic one on the same
    surrogate (--exact against --heuristic): per problem, both means and the one-sided
    Mann-Whitney p-values of "exact better" and of "heuristic better", and the count of
-   problems whose exact mean is at least as good (the paper: 22 of 30 unconstrained problems).
+   problems whose exact mean is at least as good (the paper: 22 of 30 unconstrained problems);
+   with --at, the same at smaller budgets too (the paper's Ising claim is per n: 100, 200, 400).
 3. with --model-free, each model-based method against it (the paper's "both >> ConEvo" on
    Ising), one-sided.
 4. with --timing, the median seconds per proposal (propose_seconds: fit and inner solve) by
@@ -22,7 +23,7 @@ bench/suites/nn_milp.toml (or any suite with the same method names):
 
   bench/nn_milp/score.py OUT [OUT ...] [--exact nn-milp] [--heuristic nn-regevo]
                          [--model-free regevo] [--methods A,B,...] [--timing 100]
-                         [--initial 50]
+                         [--initial 50] [--at 100,200]
 
 A study found in several outputs is taken from the last one given (bench/compare.py's rule).
 Better is lower on minimized problems and higher on maximized ones (RandomMLP and Ising are
@@ -83,7 +84,16 @@ def main():
                     help="shared initial points, left out of the timing table (50)")
     ap.add_argument("--timing", type=int, default=0, metavar="BLOCK",
                     help="also the median propose seconds per BLOCK evaluations")
+    ap.add_argument("--at", default="", metavar="E,E,...",
+                    help="also compare --exact and --heuristic at these numbers of evaluations "
+                    "(each below a problem's common budget; larger ones are left out)")
     args = ap.parse_args()
+    try:
+        at = sorted({int(e) for e in args.at.split(",") if e.strip()})
+    except ValueError:
+        raise SystemExit(f"score.py: --at: not a comma-separated list of integers: {args.at!r}")
+    if any(e < 1 for e in at):
+        raise SystemExit(f"score.py: --at: evaluation counts start at 1: {args.at!r}")
     runs = Runs(args.outputs)
     methods = runs.methods()
     if args.methods:
@@ -133,17 +143,21 @@ def main():
     if pairs:
         print(f"\n## {ex} against {he} (the same surrogate, exact against heuristic inner "
               "solve)\n")
-        print(f"| problem | {ex} mean | {he} mean | p({ex} better) | p({he} better) |")
-        print("|---|---|---|---|---|")
+        print(f"| problem | evaluations | {ex} mean | {he} mean | p({ex} better) | "
+              f"p({he} better) |")
+        print("|---|---|---|---|---|---|")
         wins = 0
         for p in pairs:
-            a, b = finals_of[p][ex], finals_of[p][he]
-            sign = runs.sign[p]
-            wins += sign * statistics.fmean(a) <= sign * statistics.fmean(b)
-            print(f"| {p} | {fmt(statistics.fmean(a))} | {fmt(statistics.fmean(b))} | "
-                  f"{runs.better_p(p, a, b):.3g} | {runs.better_p(p, b, a):.3g} |")
-        print(f"\n{ex}'s mean is at least as good as {he}'s on {wins} of {len(pairs)} problems "
-              "(the paper: 22 of 30 unconstrained problems).")
+            for E in [e for e in at if e < budgets[p]] + [budgets[p]]:
+                f = finals_of[p] if E == budgets[p] else runs.finals(p, [ex, he], E)
+                a, b = f[ex], f[he]
+                sign = runs.sign[p]
+                if E == budgets[p]:
+                    wins += sign * statistics.fmean(a) <= sign * statistics.fmean(b)
+                print(f"| {p} | {E} | {fmt(statistics.fmean(a))} | {fmt(statistics.fmean(b))} | "
+                      f"{runs.better_p(p, a, b):.3g} | {runs.better_p(p, b, a):.3g} |")
+        print(f"\n{ex}'s mean (at each problem's common budget) is at least as good as {he}'s on "
+              f"{wins} of {len(pairs)} problems (the paper: 22 of 30 unconstrained problems).")
 
     mf = args.model_free
     others = [m for m in methods if m != mf and m in (ex, he)]

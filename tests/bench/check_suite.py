@@ -258,7 +258,8 @@ random.set.initial_design.method = "random"
                   for (mm, _, _), rs in by_key.items() if mm == m] for m in methods}
     top = max(methods, key=lambda m: sum(finals[m]) / len(finals[m]))
     scores = script("nn_milp/score.py", "--exact", "random", "--heuristic", "optuna-tpe",
-                    "--model-free", "optuna-random", "--timing", "4", "--initial", "4")
+                    "--model-free", "optuna-random", "--timing", "4", "--initial", "4",
+                    "--at", "6,40")
     row = next((line for line in scores.splitlines() if line.startswith("| bench_mixed (max)")),
                "")
     cells = row.split(" | ")[3:]
@@ -268,6 +269,11 @@ random.set.initial_design.method = "random"
           f"score.py did not give {top} (highest mean final best) the score 1:\n{scores}")
     check("on 1 of 1 problems" in scores or "on 0 of 1 problems" in scores,
           "score.py printed no exact-against-heuristic count:\n" + scores)
+    # --at 6,40: the comparison at 6 evaluations and at the common budget (12); 40 is beyond it.
+    budgets = [line.split(" | ")[1] for line in scores.splitlines()
+               if line.startswith("| bench_mixed | ") and line.split(" | ")[1].isdigit()]
+    check(budgets == ["6", "12"], f"score.py --at 6,40 compared at {budgets}, not [6, 12]:\n"
+          + scores)
 
 
 def suites(args):
