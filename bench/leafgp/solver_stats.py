@@ -6,12 +6,14 @@ OUT/studies/PIPELINE/PROBLEM/seedS and prints markdown tables (fit time, model s
 nodes, gap, status; fraction proven within --gap and median solve time).
 
   bench/leafgp/solver_stats.py OUT [--arbo build/bin/arbo] [--pipeline leaf_gp] [--csv FILE]
-                               [--finished] [--merge CSV] [--gap G]
+                               [--finished] [--merge CSV] [--gap G] [--block N]
 
 --csv also writes one row per model-based iteration (gzip-compressed when FILE ends in .gz).
 --finished skips studies the runner has not marked done (a protocol still running).
 --merge CSV (repeatable) adds the rows of an earlier --csv output for the studies that are not on
 disk under OUT, so that a protocol whose study directories are gone is still counted whole.
+--block N adds, per pipeline and problem, the same statistics by blocks of N evaluations (how a
+solve's cost grows with the observations, and with the no-good cuts that exclude them).
 """
 import argparse
 import csv
@@ -23,15 +25,18 @@ import subprocess
 from pathlib import Path
 
 
-def quantiles(v):
+def quantile(v, p):
+    """The p-quantile of v, linear between order statistics (numpy's default); nan if empty."""
     v = sorted(v)
     if not v:
-        return (float("nan"),) * 3
-    def q(p):
-        pos = p * (len(v) - 1)
-        lo, hi = int(pos), min(int(pos) + 1, len(v) - 1)
-        return v[lo] + (pos - lo) * (v[hi] - v[lo])
-    return q(0.25), q(0.5), q(0.75)
+        return float("nan")
+    pos = p * (len(v) - 1)
+    lo, hi = int(pos), min(int(pos) + 1, len(v) - 1)
+    return v[lo] + (pos - lo) * (v[hi] - v[lo])
+
+
+def quantiles(v):
+    return quantile(v, 0.25), quantile(v, 0.5), quantile(v, 0.75)
 
 
 def parse_cell(text):
@@ -58,7 +63,11 @@ def main():
     ap.add_argument("--merge", action="append", metavar="CSV",
                     help="an earlier --csv output: its studies that are not on disk under OUT "
                          "join the tables (and --csv); repeatable")
+    ap.add_argument("--block", type=int, default=0, metavar="N",
+                    help="also the statistics by blocks of N evaluations")
     args = ap.parse_args()
+    if args.block < 0:
+        raise SystemExit(f"solver_stats.py: --block must be positive, not {args.block}")
     fields = ["pipeline", "problem", "seed", "evaluation", "fit_seconds", "solve_seconds",
               "status", "nodes", "lp_iterations", "gap", "objective", "best_bound", "variables",
               "binaries", "integers", "linear_rows", "quadratic_rows"]
@@ -142,12 +151,35 @@ def main():
             continue
         proven = [s for s in st if s["status"] == "optimal" and s.get("gap") is not None
                   and s["gap"] <= args.gap]
+        solve = [s["solve_seconds"] for s in st]
         print(f"\n{pipe}, all problems: {len(proven)}/{len(st)} iterations proven within gap {args.gap:g} "
               f"({100 * len(proven) / len(st):.1f} %), median solve time "
-              f"{statistics.median(s['solve_seconds'] for s in st):.2f} s, "
+              f"{statistics.median(solve):.2f} s, 95th percentile {quantile(solve, 0.95):.2f} s, "
               f"status counts: " + ", ".join(
                   f"{k} {sum(1 for s in st if s['status'] == k)}"
                   for k in sorted({s['status'] for s in st})))
+    if args.block:
+        print_blocks(table, args.block, args.gap)
+
+
+def print_blocks(table, block, gap):
+    """Per pipeline and problem, the solves by blocks of `block` evaluations (over every seed)."""
+    print(f"\n| pipeline | problem | evaluations | solves | proven (optimal, gap <= {gap:g}) | "
+          "solve s median | 95th pct | max | nodes median | linear rows median |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    key = lambda t: (t["pipeline"], t["problem"], (int(t["evaluation"]) - 1) // block)
+    for (pipe, prob, b), group in itertools.groupby(sorted(table, key=key), key):
+        st = [t for t in group if t["status"] != ""]
+        if not st:
+            continue
+        proven = sum(1 for t in st if t["status"] == "optimal" and t["gap"] != ""
+                     and t["gap"] <= gap)
+        solve = [t["solve_seconds"] for t in st]
+        print(f"| {pipe} | {prob} | {b * block + 1}-{(b + 1) * block} | {len(st)} | "
+              f"{proven}/{len(st)} | {statistics.median(solve):.2f} | "
+              f"{quantile(solve, 0.95):.2f} | {max(solve):.2f} | "
+              f"{statistics.median(t['nodes'] for t in st):.0f} | "
+              f"{statistics.median(t['linear_rows'] for t in st):.0f} |")
 
 
 if __name__ == "__main__":
