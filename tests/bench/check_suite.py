@@ -275,6 +275,19 @@ random.set.initial_design.method = "random"
     check(budgets == ["6", "12"], f"score.py --at 6,40 compared at {budgets}, not [6, 12]:\n"
           + scores)
 
+    # proposal_distance.py reads an export named METHOD__PROBLEM__seedS.csv: one row for the
+    # study, its 12 - 4 proposals after the initial design.
+    export = suite_dir / "random__bench_mixed__seed1.csv"
+    with open(export, "w") as f:
+        subprocess.run([args.arbo, "--plugin-path", args.test_plugin_dir, "export", str(study),
+                        "--format", "csv"], stdout=f, check=True)
+    p = subprocess.run([args.python, str(args.source_dir / "bench" / "nn_milp" /
+                                         "proposal_distance.py"), "--initial", "4", str(export)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+    check(p.returncode == 0 and "| bench_mixed | random | " in p.stdout
+          and p.stdout.strip().splitlines()[-1].split(" | ")[4] == "8",
+          f"proposal_distance.py did not summarize the 8 proposals of the study:\n{p.stdout}")
+
 
 def suites(args):
     """Every committed suite passes run_suite.py --check (its pipelines, problems, [set] and
