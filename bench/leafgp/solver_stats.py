@@ -67,7 +67,7 @@ def main():
                     help="also the statistics by blocks of N evaluations")
     args = ap.parse_args()
     if args.block < 0:
-        raise SystemExit(f"solver_stats.py: --block must be positive, not {args.block}")
+        raise SystemExit(f"solver_stats.py: --block must be at least 1 (0: no blocks), not {args.block}")
     fields = ["pipeline", "problem", "seed", "evaluation", "fit_seconds", "solve_seconds",
               "status", "nodes", "lp_iterations", "gap", "objective", "best_bound", "variables",
               "binaries", "integers", "linear_rows", "quadratic_rows"]
