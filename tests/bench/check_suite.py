@@ -245,8 +245,9 @@ random.set.initial_design.method = "random"
 
     # The comparison scripts read the direction from the best-so-far columns: on this maximized
     # problem, the method with the highest mean final best scores 1.
-    def script(name, *extra):
-        p = subprocess.run([args.python, str(args.source_dir / "bench" / name), *extra, str(out)],
+    def script(name, *extra, target=out):
+        p = subprocess.run([args.python, str(args.source_dir / "bench" / name), *extra,
+                            str(target)],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            check=False)
         check(p.returncode == 0, f"{name} exited {p.returncode}:\n{p.stdout}")
@@ -281,12 +282,10 @@ random.set.initial_design.method = "random"
     with open(export, "w") as f:
         subprocess.run([args.arbo, "--plugin-path", args.test_plugin_dir, "export", str(study),
                         "--format", "csv"], stdout=f, check=True)
-    p = subprocess.run([args.python, str(args.source_dir / "bench" / "nn_milp" /
-                                         "proposal_distance.py"), "--initial", "4", str(export)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
-    check(p.returncode == 0 and "| bench_mixed | random | " in p.stdout
-          and p.stdout.strip().splitlines()[-1].split(" | ")[4] == "8",
-          f"proposal_distance.py did not summarize the 8 proposals of the study:\n{p.stdout}")
+    distances = script("nn_milp/proposal_distance.py", "--initial", "4", target=export)
+    check("| bench_mixed | random | " in distances
+          and distances.strip().splitlines()[-1].split(" | ")[4] == "8",
+          f"proposal_distance.py did not summarize the 8 proposals of the study:\n{distances}")
 
 
 def suites(args):
