@@ -99,4 +99,6 @@ Ising100::Ising100(const sdk::CreateArgs& args) : IsingProblem(100, args.params)
 
 Ising200::Ising200(const sdk::CreateArgs& args) : IsingProblem(200, args.params) {}
 
+Ising400::Ising400(const sdk::CreateArgs& args) : IsingProblem(400, args.params) {}
+
 }  // namespace arbo::plugins

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file
-/// @brief problem/ising100 and problem/ising200: NN+MILP's constrained Ising(n, 2) with
-/// fine-balance (subset-equality) constraints (NN+MILP paper, Sec. 4.3 and App. B.4).
+/// @brief problem/ising100, problem/ising200 and problem/ising400: NN+MILP's constrained
+/// Ising(n, 2) with fine-balance (subset-equality) constraints (NN+MILP paper, Sec. 4.3 and
+/// App. B.4).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,7 @@ namespace arbo::plugins {
 /// partition gives the same distribution of instances.
 class IsingProblem : public problems_common::KnownConstrainedProblem {
  public:
-  /// `seed` of the pair tables, for both sizes.
+  /// `seed` of the pair tables, for every size.
   static const sdk::ParamSpecList& params();
 
   sdk::ProblemInfo info() const override;
@@ -48,6 +49,11 @@ class Ising100 final : public IsingProblem {
 class Ising200 final : public IsingProblem {
  public:
   explicit Ising200(const sdk::CreateArgs& args);
+};
+
+class Ising400 final : public IsingProblem {
+ public:
+  explicit Ising400(const sdk::CreateArgs& args);
 };
 
 }  // namespace arbo::plugins

@@ -35,4 +35,6 @@ ARBO_COMPONENT(Problem, "ising100", arbo::plugins::Ising100,
                "Ising(100, 2) with 10 known fine-balance equalities (maximize)")
 ARBO_COMPONENT(Problem, "ising200", arbo::plugins::Ising200,
                "Ising(200, 2) with 20 known fine-balance equalities (maximize)")
+ARBO_COMPONENT(Problem, "ising400", arbo::plugins::Ising400,
+               "Ising(400, 2) with 40 known fine-balance equalities (maximize)")
 ARBO_PLUGIN_END()

@@ -44,10 +44,10 @@ const char* const kBbobNames[] = {
     "bbob_discus",   "bbob_bent_cigar",          "bbob_weierstrass",       "bbob_schaffers_f7",
     "bbob_schwefel", "bbob_gallagher_21me"};
 
-TEST(nnmilp_suite_plugin, loads_all_thirteen_problems) {
+TEST(nnmilp_suite_plugin, loads_all_fourteen_problems) {
   ASSERT_TRUE(plugin().compatible()) << plugin().header_error();
-  EXPECT_EQ(plugin().components().size(), 13u);
-  for (const char* name : {"random_mlp", "ising100", "ising200"}) {
+  EXPECT_EQ(plugin().components().size(), 14u);
+  for (const char* name : {"random_mlp", "ising100", "ising200", "ising400"}) {
     EXPECT_NE(plugin().find(Kind::Problem, name), nullptr) << name;
   }
   for (const char* name : kBbobNames)
@@ -185,7 +185,7 @@ double expression_value(const std::string& expression, const Space& space,
 }
 
 TEST(nnmilp_suite_plugin, ising_constraint_strings_equal_known_values) {
-  for (const auto& [name, n] : {std::pair{"ising100", 100}, {"ising200", 200}}) {
+  for (const auto& [name, n] : {std::pair{"ising100", 100}, {"ising200", 200}, {"ising400", 400}}) {
     SCOPED_TRACE(name);
     auto p = make(name);
     ASSERT_NE(p->known, nullptr);
@@ -251,6 +251,11 @@ TEST(nnmilp_suite_plugin, ising_values_and_feasibility) {
   EXPECT_NEAR(q->f(Eigen::VectorXd::Zero(200)), -4.025785665136073, 1e-10);
   EXPECT_NEAR(q->f(vec(balanced(200))), -122.65331761995526, 1e-10);
   EXPECT_EQ(q->g(vec(balanced(200))), Eigen::VectorXd::Zero(20));
+
+  auto w = make("ising400");
+  EXPECT_NEAR(w->f(Eigen::VectorXd::Zero(400)), -77.43217015371427, 1e-9);
+  EXPECT_NEAR(w->f(vec(balanced(400))), -339.50889878927126, 1e-9);
+  EXPECT_EQ(w->g(vec(balanced(400))), Eigen::VectorXd::Zero(40));
 
   auto r = make("ising100", {{"seed", std::int64_t{3}}});
   EXPECT_NEAR(r->f(vec(balanced(100))), 121.8482277252418, 1e-10);
