@@ -124,28 +124,70 @@ void Search::process(Node& node, std::vector<Node>& children) {
     fathom_bound_ = std::min(fathom_bound_, obj);
     return;
   }
+  bool near_integral = false;
   if (!can_branch) {
     // Nothing left to split: the point is feasible within tolerance (and was offered as an
-    // incumbent) or numerically unresolvable; either way the bound stays on record.
+    // incumbent), or it is integral only within kIntTol and rounding broke a row (split on
+    // that integer below), or it is numerically unresolvable and its bound stays on record.
     snap(x, xs_);
     const sdk::ModelEvaluation ev = model_.evaluate(xs_);
     if (ev.max_violation() <= opt_.feasibility_tolerance) {
       fathom_bound_ = std::min(fathom_bound_, obj);
-    } else {
+      return;
+    }
+    near_integral = near_integral_branch(x, lo, up, br);
+    if (!near_integral) {
       unresolved_bound_ = std::min(unresolved_bound_, obj);
       unresolved_ = true;
       log(sdk::LogLevel::Debug,
           "glpk_bnb: node at depth {} cannot be split further (violations: rows {:.3g}, bounds "
           "{:.3g}, integrality {:.3g})",
           node.depth, ev.max_row_violation, ev.max_bound_violation, ev.max_integrality_violation);
+      return;
     }
-    return;
   }
 
   std::vector<BoundChange> tightened = node.changes;
   // Reduced costs bound the LP value itself, not the inherited bound.
   reduced_cost_tightening(lp_obj, *saved, lo, up, tightened);
+  const std::size_t first_child = children.size();
   branch(node, obj, br, x, std::move(tightened), saved, children);
+  if (near_integral) {
+    // A distance of 1e-7 would make the pseudo-cost of one such split swamp the others'.
+    for (std::size_t c = first_child; c < children.size(); ++c) children[c].branch_var = -1;
+  }
+}
+
+bool Search::near_integral_branch(const std::vector<double>& x, const std::vector<double>& lo,
+                                  const std::vector<double>& up, Branch& br) const {
+  // Integral within kIntTol is not feasible within the tolerance when a row multiplies an
+  // integer by a large coefficient: a ReLU network's big-M rows (coefficients up to 70) turn a
+  // neuron's binary at 5.3e-7 into a row violation of 2e-5 once rounded (NN+MILP on Ising,
+  // N = 292).
+  // Such a node used to stay open with its bound, and the solve ended "limit reached" at
+  // another node's incumbent. Splitting on the integer farthest from its rounded value (among
+  // those the node has not fixed) lets each child's LP decide with that integer exact.
+  int best = -1;
+  double dist = 0.0;
+  for (int j = 0; j < P_.n_orig; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    if (!P_.integer[k] || lo[k] >= up[k]) continue;
+    const double d = std::abs(x[k] - std::round(x[k]));
+    if (d > dist) {
+      dist = d;
+      best = j;
+    }
+  }
+  if (best < 0) return false;
+  const auto k = static_cast<std::size_t>(best);
+  const double v = std::round(x[k]);
+  br = Branch{};
+  br.var = best;
+  br.integer = true;
+  br.frac = 0.0;  // branch() then splits at br.point: x <= point and x >= point + 1
+  br.point = v > lo[k] ? v - 1.0 : v;
+  br.up_first = v > lo[k];  // the child that keeps the rounded value first
+  return true;
 }
 
 double Search::open_bound() const {

@@ -188,6 +188,11 @@ class Search {
   void init();
   bool node_bounds(const Node& node, std::vector<double>& lo, std::vector<double>& up) const;
   void process(Node& node, std::vector<Node>& children);
+  // At a node whose LP point is integral within kIntTol but whose rounded point violates a
+  // row: the split on the unfixed integer farthest from its rounded value into `br`, false
+  // when every integer is exact or fixed (search.cpp).
+  bool near_integral_branch(const std::vector<double>& x, const std::vector<double>& lo,
+                            const std::vector<double>& up, Branch& br) const;
   double open_bound() const;
   void push_open(Node&& node) {
     heap_.push_back(std::move(node));
