@@ -12,8 +12,8 @@ nodes, gap, status; fraction proven within --gap and median solve time).
 --finished skips studies the runner has not marked done (a protocol still running).
 --merge CSV (repeatable) adds the rows of an earlier --csv output for the studies that are not on
 disk under OUT, so that a protocol whose study directories are gone is still counted whole.
---block N adds, per pipeline and problem, the same statistics by blocks of N evaluations (how a
-solve's cost grows with the observations, and with the no-good cuts that exclude them).
+--block N adds, per pipeline and problem, the solve and fit statistics by blocks of N evaluations
+(how an iteration's cost grows with the observations, and with the no-good cuts that exclude them).
 """
 import argparse
 import csv
@@ -165,8 +165,8 @@ def main():
 def print_blocks(table, block, gap):
     """Per pipeline and problem, the solves by blocks of `block` evaluations (over every seed)."""
     print(f"\n| pipeline | problem | evaluations | solves | proven (optimal, gap <= {gap:g}) | "
-          "solve s median | 95th pct | max | nodes median | linear rows median |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "solve s median | 95th pct | max | nodes median | linear rows median | fit s median |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     key = lambda t: (t["pipeline"], t["problem"], (int(t["evaluation"]) - 1) // block)
     for (pipe, prob, b), group in itertools.groupby(sorted(table, key=key), key):
         st = [t for t in group if t["status"] != ""]
@@ -179,7 +179,8 @@ def print_blocks(table, block, gap):
               f"{proven}/{len(st)} | {statistics.median(solve):.2f} | "
               f"{quantile(solve, 0.95):.2f} | {max(solve):.2f} | "
               f"{statistics.median(t['nodes'] for t in st):.0f} | "
-              f"{statistics.median(t['linear_rows'] for t in st):.0f} |")
+              f"{statistics.median(t['linear_rows'] for t in st):.0f} | "
+              f"{statistics.median(t['fit_seconds'] for t in st):.2f} |")
 
 
 if __name__ == "__main__":
