@@ -13,11 +13,11 @@
 # bench/bark/paper_limit_report.py OUT tabulates the certificates. Two problems run at a time
 # (JOBS), one single-threaded solve each.
 #   bench/bark/paper_limit.sh OUT ARBO
-#   env: SNAPS="10 35 60" SOLVES=5 JOBS=2 PROBLEMS="tree_function:20 ... pest_control:30"
+#   env: SNAPS="10 35 60 85" SOLVES=5 JOBS=2 PROBLEMS="tree_function:20 ... pest_control:30"
 set -u
 OUT=${1:?usage: paper_limit.sh OUT ARBO}
 A=${2:?usage: paper_limit.sh OUT ARBO}
-SNAPS=${SNAPS:-"10 35 60"}
+SNAPS=${SNAPS:-"10 35 60 85"}
 SOLVES=${SOLVES:-5}
 JOBS=${JOBS:-2}
 PROBLEMS=${PROBLEMS:-"tree_function:20 tree_function_cat:30 discrete_rosenbrock10:20 discrete_ackley13:26 pest_control:30"}

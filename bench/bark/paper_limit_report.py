@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Tables of bench/bark/paper_limit.sh's solves: per problem and snapshot, how many of the solves
 at the paper's 100 s reached the 10 % relative gap (status optimal: glpk_bnb's measure; and by
-the paper's measure, see paper_gap), their
-times, nodes, gaps and model sizes, beside the 10 s solves of the snapshot's own study at the
-same iterations (different models once the trajectories part, the same N).
+the paper's measure, see paper_gap), their times, nodes, gaps and model sizes, beside the 10 s
+solves of the snapshot's own study at the same iterations (different models once the
+trajectories part, the same N).
 
   bench/bark/paper_limit_report.py OUT [--arbo build/bin/arbo] [--csv FILE]
 """
@@ -26,8 +26,8 @@ def paper_gap(s, ys):
     """The solve's final gap as the paper's Gurobi measures it on its standardized model:
     (bound - incumbent) / |incumbent - c|, c = -mean(y) the constant that the model's negated
     LCB carries (the surrogate's y mean, y as minimized: the studies here minimize; BARK's fit
-    standardizes y). glpk_bnb's own measure
-    (sdk::SolveOptions) divides by min(|incumbent|, |incumbent - c|): never looser, stricter
+    standardizes y). glpk_bnb's own measure (sdk::SolveOptions) divides by
+    min(|incumbent|, |incumbent - c|): never looser, stricter
     where the incumbent in the objective's units is nearer zero than in standardized units
     (DiscreteRosenbrock). Needs the observations fitted, in order; None without a bound."""
     inc, bound = s.get("objective"), s.get("best_bound")
@@ -76,7 +76,8 @@ def main():
     total = {"100": [0, 0, 0], "10": [0, 0, 0]}
     for prob in sorted(p for p in out.iterdir() if (p / "base").is_dir()):
         base = export(a.arbo, prob / "base")
-        for t in sorted((p for p in prob.glob("t100_*") if p.is_dir()), key=lambda p: int(p.name.split("_")[1])):
+        runs = (p for p in prob.glob("t100_*") if p.is_dir())
+        for t in sorted(runs, key=lambda p: int(p.name.split("_")[1])):
             if not (t / "study.db").exists():
                 continue
             k = t.name.split("_")[1]
