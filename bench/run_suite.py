@@ -30,6 +30,7 @@ import threading
 import time
 from pathlib import Path
 
+from arbo_export import export_study
 from debian_python import require_modules
 
 try:
@@ -334,13 +335,8 @@ class Job:
         """Observations of an arbo study as `arbo export --format json` prints them."""
         if not (self.study_dir / "study.db").exists():
             return []
-        out = subprocess.run(self.runner.arbo_cmd() + ["export", str(self.study_dir),
-                                                       "--format", "json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             check=False)
-        if out.returncode != 0:
-            raise RuntimeError(f"arbo export {self.study_dir}: {out.stderr.strip()}")
-        return sorted(json.loads(out.stdout), key=lambda o: o["id"])
+        return sorted(export_study(self.runner.arbo_cmd(), self.study_dir),
+                      key=lambda o: o["id"])
 
     def count_finished(self):
         return sum(1 for o in self.export() if o["status"] != "pending")

@@ -10,16 +10,12 @@ trajectories part, the same N).
 """
 import argparse
 import csv
-import json
 import statistics
-import subprocess
+import sys
 from pathlib import Path
 
-
-def export(arbo, study):
-    out = subprocess.run([arbo, "export", str(study), "--format", "json"], check=True,
-                         capture_output=True, text=True).stdout
-    return json.loads(out)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arbo_export import export_study  # noqa: E402
 
 
 def paper_gap(s, ys):
@@ -75,14 +71,14 @@ def main():
     table, flat = [], []
     total = {"100": [0, 0, 0], "10": [0, 0, 0]}
     for prob in sorted(p for p in out.iterdir() if (p / "base").is_dir()):
-        base = export(a.arbo, prob / "base")
+        base = export_study(a.arbo, prob / "base")
         runs = (p for p in prob.glob("t100_*") if p.is_dir())
         for t in sorted(runs, key=lambda p: int(p.name.split("_")[1])):
             if not (t / "study.db").exists():
                 continue
             k = t.name.split("_")[1]
-            n = len(export(a.arbo, prob / f"snap{k}"))
-            at100 = solves(export(a.arbo, t), n + 1, 10**9)
+            n = len(export_study(a.arbo, prob / f"snap{k}"))
+            at100 = solves(export_study(a.arbo, t), n + 1, 10**9)
             at10 = solves(base, n + 1, n + len(at100)) if at100 else []
             for lim, rows in (("100", at100), ("10", at10)):
                 total[lim][0] += reached(rows)

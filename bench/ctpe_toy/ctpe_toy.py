@@ -18,7 +18,6 @@ Usage: /usr/bin/python3 bench/ctpe_toy/ctpe_toy.py [--arbo build/bin/arbo] [--se
 """
 
 import argparse
-import json
 import math
 import os
 import re
@@ -26,6 +25,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arbo_export import export_study  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "configs", "c-tpe.toml")
@@ -39,8 +42,7 @@ def run(arbo, study, sets):
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                        check=True)
     fits = [m.groups() for m in map(LINE.search, r.stderr.splitlines()) if m]
-    obs = json.loads(subprocess.run([arbo, "export", study, "--format", "json"], check=True,
-                                    stdout=subprocess.PIPE, text=True).stdout)
+    obs = export_study(arbo, study)
     return fits, sorted(obs, key=lambda o: o["id"])
 
 

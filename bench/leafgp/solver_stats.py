@@ -21,8 +21,11 @@ import gzip
 import itertools
 import json
 import statistics
-import subprocess
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arbo_export import ExportError, export_study  # noqa: E402
 
 
 def quantile(v, p):
@@ -84,12 +87,12 @@ def main():
                     status = study.with_name(study.name + ".status.json")
                     if not status.exists() or json.loads(status.read_text()).get("state") != "done":
                         continue
-                r = subprocess.run([args.arbo, "export", str(study), "--format", "json"],
-                                   capture_output=True, text=True)
-                if r.returncode != 0:
+                try:
+                    observations = export_study(args.arbo, study)
+                except ExportError:
                     continue
                 on_disk.add((pipe, prob.name, study.name[4:]))
-                for o in json.loads(r.stdout):
+                for o in observations:
                     if "solver" in o:
                         table.append(dict({k: o["solver"].get(k, "") for k in fields[4:]},
                                           pipeline=pipe, problem=prob.name,

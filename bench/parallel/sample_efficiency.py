@@ -38,6 +38,9 @@ from pathlib import Path
 
 import toml  # python3-toml (Debian): writes the generated pipelines
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arbo_export import ExportError, export_study  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 INF = float("inf")
@@ -128,12 +131,10 @@ class Runner:
         return toml.dumps(doc)
 
     def export(self, study):
-        out = subprocess.run([self.arbo, "export", str(study), "--format", "json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             check=False)
-        if out.returncode != 0:
+        try:
+            return sorted(export_study(self.arbo, study), key=lambda o: o["id"])
+        except ExportError:
             return None
-        return sorted(json.loads(out.stdout), key=lambda o: o["id"])
 
     def finished(self, study, budget):
         if not (study / "study.db").exists():

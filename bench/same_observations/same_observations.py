@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from arbo_export import export_study  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # name, pipeline, --set overrides
@@ -48,8 +51,7 @@ def run_all(build, out):
         run = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
         if run.returncode != 0:
             sys.exit(f"{arbo}: {name} exited {run.returncode}: {run.stderr.strip()[-500:]}")
-        csv_text = subprocess.run([str(arbo), "export", str(study), "--format", "csv"],
-                                  capture_output=True, text=True, check=True).stdout
+        csv_text = export_study(arbo, study, fmt="csv")
         (out / f"{name}.csv").write_text(csv_text)
 
 

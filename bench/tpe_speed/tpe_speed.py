@@ -22,6 +22,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arbo_export import export_study  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 POINTS = (50, 200, 1000)
@@ -48,9 +52,7 @@ def run_arbo(args):
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True)
         wall = time.perf_counter() - t0
-        out = subprocess.run([args.arbo, "export", study, "--format", "json"], check=True,
-                             stdout=subprocess.PIPE, text=True).stdout
-    obs = sorted(json.loads(out), key=lambda o: o["id"])
+        obs = sorted(export_study(args.arbo, study), key=lambda o: o["id"])
     return [o["propose_seconds"] for o in obs], wall
 
 
