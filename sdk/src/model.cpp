@@ -99,6 +99,10 @@ int Model::add_quadratic_row(QuadraticRow row) {
 void Model::set_objective(Objective objective) {
   check_terms(objective.linear, "objective");
   check_terms(objective.quad, "objective");
+  if (std::isinf(objective.offset)) {
+    throw InvalidArgument(
+        fmt::format("objective offset {} is not finite (NaN declares none)", objective.offset));
+  }
   objective_ = std::move(objective);
 }
 

@@ -194,6 +194,30 @@ TEST(ModelIo, ObjectiveConstantIsAFixedVariable) {
   EXPECT_EQ(u.variables()[0].name, "_obj_constant");
 }
 
+// The offset travels as a comment: the objective (and GLPK's reading of it) stays as written.
+TEST(ModelIo, ObjectiveOffsetIsAComment) {
+  Model m;
+  const int x = m.add_variable("x", VarType::Continuous, 0, 4);
+  m.add_linear_row({"c", {{x, 1}}, RowSense::GreaterEqual, 1});
+  Objective o{ObjectiveSense::Maximize, {{x, 2}}, {}, 0.1 + 0.2};
+  o.offset = -1.0 / 3.0;
+  m.set_objective(o);
+  const std::string text = write_lp(m);
+  expect_contains(text, "\\ arbo objective offset: -0.3333333333333333\nMaximize\n");
+  expect_contains(text, "obj: 2 x + 0.30000000000000004 obj_constant\n");
+  const Model r = read_lp(text);
+  EXPECT_EQ(r.objective().constant, 0.1 + 0.2);
+  EXPECT_EQ(r.objective().offset, -1.0 / 3.0);
+  EXPECT_EQ(write_lp(r), text);
+  // None declared: no comment, and NaN read back; a comment after a token is only a comment.
+  EXPECT_TRUE(
+      std::isnan(read_lp(write_lp(read_lp("Minimize\n obj: x\nEnd\n"))).objective().offset));
+  EXPECT_TRUE(std::isnan(
+      read_lp("Minimize\n obj: x \\ arbo objective offset: 2\nEnd\n").objective().offset));
+  EXPECT_EQ(read_lp("  \\ arbo objective offset: 0 \nMinimize\n obj: x\nEnd\n").objective().offset,
+            0.0);
+}
+
 TEST(ModelIo, ModelWithoutRowsOrVariables) {
   Model m;
   m.add_variable("x", VarType::Integer, -2, 3);
@@ -680,6 +704,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"empty", "", 1,
                 "expected 'Minimize' or 'Maximize' at the start of the model, "
                 "found the end of the file"},
+        BadFile{"bad_offset", "Minimize\n obj: x\n\\ arbo objective offset: 1/3\nEnd\n", 3,
+                "the objective offset '1/3' is not a finite number"},
+        BadFile{"infinite_offset", "\\ arbo objective offset: 1e999\nMinimize\n obj: x\nEnd\n", 1,
+                "the objective offset '1e999' is not a finite number"},
         BadFile{"no_objective", "\\ comment\nSubject To\n c: x >= 1\nEnd\n", 2,
                 "expected 'Minimize' or 'Maximize' at the start of the model, found 'Subject'"},
         BadFile{"missing_end", "Minimize\n obj: x\nSubject To\n c: x >= 1\n", 5,

@@ -124,6 +124,10 @@ TEST(Model, RejectsBadTerms) {
   o.linear = {};
   o.quad = {{0, 9, 1.0}};
   expect_contains(invalid([&] { m.set_objective(o); }), "objective references unknown variable 9");
+  o.quad = {};
+  o.offset = -INFINITY;
+  expect_contains(invalid([&] { m.set_objective(o); }),
+                  "objective offset -inf is not finite (NaN declares none)");
   // Nothing was added by the failed calls.
   EXPECT_TRUE(m.linear_rows().empty());
   EXPECT_TRUE(m.quadratic_rows().empty());

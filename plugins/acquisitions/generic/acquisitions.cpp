@@ -260,10 +260,13 @@ void LowerConfidenceBound::score(const Eigen::MatrixXd& X, Buffers& buf, Eigen::
 namespace {
 
 // A bound mean - weight * sd of one model as a model expression: `mean` + `constant` and the
-// standard deviation's terms `sd` (one stddev variable, or the average of a mixture's).
+// standard deviation's terms `sd` (one stddev variable, or the average of a mixture's);
+// `offset`, the part of `constant` that only shifts the values (NaN unless every formulated
+// part declares one).
 struct BoundTerms {
   std::vector<sdk::LinearTerm> mean;
   double constant = 0.0;
+  double offset = 0.0;
   std::vector<sdk::LinearTerm> sd;
 };
 
@@ -305,6 +308,7 @@ BoundTerms formulate_model(const sdk::Surrogate* model, const char* role, const 
       if (weight > 0.0 && p.stddev_var < 0) throw no_stddev(p);
       for (const sdk::LinearTerm& t : p.mean) out.mean.push_back({t.var, w * t.coef});
       out.constant += w * p.mean_constant;
+      out.offset += w * p.mean_offset;  // NaN as soon as one part declares none
       if (weight > 0.0) out.sd.push_back({p.stddev_var, w});
     }
     return out;
@@ -324,6 +328,7 @@ BoundTerms formulate_model(const sdk::Surrogate* model, const char* role, const 
   if (weight > 0.0 && f.stddev_var < 0) throw no_stddev(f);
   out.mean = std::move(f.mean);
   out.constant = f.mean_constant;
+  out.offset = f.mean_offset;
   if (weight > 0.0) out.sd.push_back({f.stddev_var, 1.0});
   return out;
 }
@@ -341,6 +346,9 @@ void LowerConfidenceBound::formulate(sdk::Model& model, const sdk::PointVariable
   for (const sdk::LinearTerm& t : f.mean) objective.linear.push_back({t.var, -t.coef});
   for (const sdk::LinearTerm& t : f.sd) objective.linear.push_back({t.var, kappa_ * t.coef});
   objective.constant = -f.constant;
+  // The surrogate's target mean is a shift: relative gaps are then those of the standardized
+  // model the papers solve (LEAF-GP and BARK with Gurobi's MIPGap), not of -mean(y) + ...
+  objective.offset = -f.offset;
   model.set_objective(std::move(objective));
   // One row per black-box constraint model: mean_k(x) - constraint_kappa * s_k <= 0, with
   // s_k <= sd_k(x) (the hypograph variable), i.e. mean_k - constraint_kappa * sd_k <= 0.

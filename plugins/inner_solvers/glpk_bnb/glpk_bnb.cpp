@@ -63,7 +63,9 @@ const sdk::ParamSpecList& GlpkBnb::params() {
                            1e-4, 0.0),
       sdk::ParamSpec::real(
           "relative_gap",
-          "Stop when incumbent - bound <= this * min(|incumbent|, |incumbent - c|), c the "
+          "Stop when incumbent - bound <= this * |incumbent - o|, o the objective's declared "
+          "offset (an acquisition's mean term: the gap of the standardized model, as the "
+          "papers measure it); without one, this * min(|incumbent|, |incumbent - c|), c the "
           "objective's constant term (so that no constant loosens the tolerance).",
           1e-4, 0.0),
       sdk::ParamSpec::real("feasibility_tolerance",

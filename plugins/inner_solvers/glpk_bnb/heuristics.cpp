@@ -122,7 +122,8 @@ std::optional<Reduced> reduce(const sdk::Model& fixed, double tol) {
       r.model.add_quadratic_row(std::move(out));
     }
   }
-  sdk::Objective objective{fixed.objective().sense, {}, {}, fixed.objective().constant};
+  sdk::Objective objective{
+      fixed.objective().sense, {}, {}, fixed.objective().constant, fixed.objective().offset};
   quadratic(fixed.objective().quad, objective.quad, objective.linear, objective.constant);
   linear(fixed.objective().linear, objective.linear, objective.constant);
   r.model.set_objective(std::move(objective));

@@ -35,7 +35,8 @@ double finite_or_zero(double v) noexcept { return std::isfinite(v) ? v : 0.0; }
 struct CallbackData {
   double abs_gap;
   double rel_gap;
-  double cost_const;  // the objective's constant term, which GLPK's objective lacks
+  double cost_const;   // the objective's constant term, which GLPK's objective lacks
+  double cost_offset;  // the part of it that only shifts the values (NaN: none)
   long long node_limit;
   const BnbConfig* config;
   double best_bound;  // of the minimization
@@ -72,7 +73,7 @@ void callback(glp_tree* tree, void* info) noexcept {
   } else if (d->have_bound && glp_mip_status(p) == GLP_FEAS &&
              glp_mip_obj_val(p) - d->best_bound <=
                  std::max(d->abs_gap, d->rel_gap * gap_base(glp_mip_obj_val(p) + d->cost_const,
-                                                            d->cost_const))) {
+                                                            d->cost_const, d->cost_offset))) {
     d->stopped = 2;
     glp_ios_terminate(tree);
   } else if (cancelled(d->config)) {
@@ -135,6 +136,7 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
   CallbackData data{options.absolute_gap,
                     options.relative_gap,
                     P.cost_const,
+                    P.cost_offset,
                     options.node_limit,
                     &config,
                     -kInfinity,
@@ -222,7 +224,9 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
     // GLPK's objective lacks the constant term (sdk::SolveOptions's measure).
     const double diff = std::max(0.0, obj - bound);
     res.gap =
-        diff == 0.0 ? 0.0 : diff / std::max(gap_base(obj + P.cost_const, P.cost_const), 1e-10);
+        diff == 0.0
+            ? 0.0
+            : diff / std::max(gap_base(obj + P.cost_const, P.cost_const, P.cost_offset), 1e-10);
   } else {
     res.objective = P.sense > 0 ? kInfinity : -kInfinity;
   }

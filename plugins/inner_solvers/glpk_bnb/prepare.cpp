@@ -399,6 +399,7 @@ Prepared prepare(const sdk::Model& model) {
     P.cost[static_cast<std::size_t>(t.var)] += P.sense * t.coef;
   }
   P.cost_const = P.sense * model.objective().constant;
+  P.cost_offset = P.sense * model.objective().offset;
 
   std::map<QuadKey, int> product_index;
   auto new_column = [&](double lo, double up) {

@@ -60,6 +60,7 @@ struct Prepared {
   std::vector<char> integer;
   std::vector<double> cost;
   double cost_const = 0.0;
+  double cost_offset = 0.0;  ///< sense * Objective::offset; NaN when the model declares none
   int epigraph = -1;
 
   std::vector<SparseRow> rows;  ///< static rows: linear rows and lifted nonconvex rows
@@ -94,9 +95,12 @@ bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable
                std::vector<double>& lo, std::vector<double>& up, const std::vector<char>& integer,
                std::string& why, int max_rounds = 30);
 
-/// The magnitude a relative gap is measured against (sdk::SolveOptions): the smaller of
-/// |value| and |value - constant|, in internal units, so that no constant term loosens it.
-inline double gap_base(double value, double constant) {
+/// The magnitude a relative gap is measured against (sdk::SolveOptions), in internal units:
+/// |value - offset| when the objective declares an offset (a shift, such as an acquisition's
+/// mean term), else the smaller of |value| and |value - constant|, so that no constant term
+/// loosens it.
+inline double gap_base(double value, double constant, double offset) {
+  if (!std::isnan(offset)) return std::abs(value - offset);
   return std::min(std::abs(value), std::abs(value - constant));
 }
 

@@ -175,10 +175,10 @@ class Search {
     if (opt_.node_limit >= 0 && nodes_ + other_nodes_ >= opt_.node_limit) return true;
     return cfg_.cancelled && cfg_.cancelled();
   }
-  // Relative to the smaller of |value| and |value without its constant term|
-  // (sdk::SolveOptions).
+  // Relative to gap_base: sdk::SolveOptions's measure.
   double gap_tol(double value) const {
-    return std::max(opt_.absolute_gap, opt_.relative_gap * gap_base(value, P_.cost_const));
+    return std::max(opt_.absolute_gap,
+                    opt_.relative_gap * gap_base(value, P_.cost_const, P_.cost_offset));
   }
   bool prunable(double bound) const {
     return std::isfinite(inc_obj_) && bound >= inc_obj_ - gap_tol(inc_obj_);

@@ -182,6 +182,7 @@ Formulation formulate(sdk::Model& model, const sdk::PointVariables& point, const
         // The output: mean = y_mean + y_scale * (w'h + b).
         for (const LinearTerm& t : terms) f.output.mean.push_back({t.var, y_scale * t.coef});
         f.output.mean_constant = y_mean + y_scale * c;
+        f.output.mean_offset = y_mean;  // a shift; the bias part c is the network's own
         break;
       }
       if (use_lp && l > 0) {

@@ -295,6 +295,8 @@ Formulation add_gp(sdk::Model& model, const sdk::Space& space, const SharedVars&
     if (c != 0.0) f.output.mean.push_back({f.s[i], c});
   }
   f.output.mean_constant = gp.y_mean();
+  // The standardized model (the papers' Gurobi models) has no y_mean: it only shifts.
+  f.output.mean_offset = gp.y_mean();
 
   // Standard deviation hypograph (metric units): S^2 / y_scale^2 + sigma0^4 s' Kinv s <= prior.
   // Divided by y_scale^2 so that the row's scale does not depend on the metric's units.

@@ -28,6 +28,9 @@ constexpr std::size_t kLineWidth = 100;      // CPLEX reads lines of up to 510 c
 constexpr double kInfiniteBound = 1e20;      // CPLEX reads bounds this large as infinite
 constexpr double kPsdTolerance = 1e-9;       // on the unit-diagonal scaled matrix
 constexpr std::string_view kObjConstantName = "obj_constant";
+// The comment that carries `Objective::offset`: the LP format has no such notion (GLPK and
+// CPLEX skip it as a comment), and a comment leaves the objective's constant exactly as written.
+constexpr std::string_view kOffsetComment = "\\ arbo objective offset: ";
 constexpr std::string_view kNoRowsName = "no_constraints";
 constexpr std::string_view kNameSpecials = "!\"#$%&()/,.;?@_'`{}|~";
 
@@ -504,7 +507,12 @@ class LpReader {
         continue;
       }
       if (c == '\\') {  // comment to the end of the line (also GLPK's "\* ... *\")
+        const std::size_t start = i;
         while (i < n && text_[i] != '\n') ++i;
+        if (line_start && text_.substr(start, i - start).starts_with(kOffsetComment)) {
+          read_offset(
+              text_.substr(start + kOffsetComment.size(), i - start - kOffsetComment.size()), line);
+        }
         continue;
       }
       if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
@@ -613,6 +621,18 @@ class LpReader {
     }
     t.kind = Tok::Number;
     return i;
+  }
+
+  // The number of write_lp's offset comment (finite; written in the shortest exact form).
+  void read_offset(std::string_view text, int line) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+      text.remove_suffix(1);
+    double v = 0.0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+      fail(line, fmt::format("the objective offset '{}' is not a finite number", text));
+    }
+    offset_ = v;
   }
 
   int current_line(std::size_t offset) const {
@@ -1056,6 +1076,7 @@ class LpReader {
     Objective obj;
     obj.sense = maximize_ ? ObjectiveSense::Maximize : ObjectiveSense::Minimize;
     obj.constant = objective_.constant;
+    obj.offset = offset_;
     std::vector<LinearTerm> linear;
     for (const auto& t : objective_.linear) {
       if (t.var == constant_var) {
@@ -1114,6 +1135,7 @@ class LpReader {
   std::vector<VarData> vars_;
   std::unordered_map<std::string, int> index_;
   Expr objective_;
+  double offset_ = std::numeric_limits<double>::quiet_NaN();  ///< from the offset comment
   std::vector<RowData> rows_;
 };
 
@@ -1205,6 +1227,12 @@ std::string write_lp(const Model& model) {
   if (objective.constant != 0.0) {
     out += fmt::format("\\ {} is fixed at 1: its coefficient is the objective's constant term\n",
                        kObjConstantName);
+  }
+  if (!std::isnan(objective.offset)) {
+    if (!std::isfinite(objective.offset)) {
+      throw InvalidArgument("write_lp(): the objective offset is not finite");
+    }
+    out += fmt::format("{}{}\n", kOffsetComment, format_number(objective.offset));
   }
   out += objective.sense == ObjectiveSense::Maximize ? "Maximize\n" : "Minimize\n";
   LineWriter w(out);

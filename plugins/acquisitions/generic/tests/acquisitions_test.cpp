@@ -240,11 +240,13 @@ TEST(acquisitions_generic, values_equal_value_across_blocks) {
 }
 
 // mean = 2 x0 - x1 + 1; sigma^2 = 1 - (x0 - 0.8)^2 on [0, 1]^2, formulated with a hypograph
-// variable s: s^2 + (x0 - 0.8)^2 <= 1, which maximizing +kappa s drives to sigma.
+// variable s: s^2 + (x0 - 0.8)^2 <= 1, which maximizing +kappa s drives to sigma. Of the mean's
+// constant 1, 0.75 is declared an offset (a standardization's mean) unless `offset` is false.
 class Formulating final : public Surrogate, public FormulatesSurrogate {
  public:
   enum class Uncertainty { Stddev, VarianceOnly, None };
-  explicit Formulating(Uncertainty u = Uncertainty::Stddev) : u_(u) {}
+  explicit Formulating(Uncertainty u = Uncertainty::Stddev, bool offset = true)
+      : u_(u), offset_(offset) {}
   void fit(const Dataset&, const Metric&) override {}
   void predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
                Eigen::VectorXd& variance) const override {
@@ -256,6 +258,7 @@ class Formulating final : public Surrogate, public FormulatesSurrogate {
     Output out;
     out.mean = {{x0, 2.0}, {x1, -1.0}};
     out.mean_constant = 1.0;
+    if (offset_) out.mean_offset = 0.75;
     if (u_ == Uncertainty::Stddev) {
       const int s = m.add_variable("s", VarType::Continuous, 0.0, kInfinity);
       // s^2 + x0^2 - 1.6 x0 <= 1 - 0.64
@@ -270,6 +273,7 @@ class Formulating final : public Surrogate, public FormulatesSurrogate {
 
  private:
   Uncertainty u_;
+  bool offset_;
 };
 
 PointVariables point_of(Model& m) {
@@ -294,13 +298,22 @@ TEST(acquisitions_generic, lcb_formulates_maximize_minus_mean_plus_kappa_s) {
   const ModelEvaluation e = m.evaluate({0.5, 0.25, sigma});
   EXPECT_NEAR(e.objective, lcb.at(0.5, 0.25), 1e-12);
   EXPECT_LE(e.max_violation(), 1e-12);
+  // The surrogate's declared shift becomes the objective's offset (negated, as the mean is).
+  EXPECT_EQ(m.objective().offset, -0.75);
+  Formulating undeclared(Formulating::Uncertainty::Stddev, false);
+  lcb.bind(&undeclared, {}, std::nullopt);
+  Model m2;
+  f->formulate(m2, point_of(m2));
+  EXPECT_TRUE(std::isnan(m2.objective().offset));
 }
 
 // A posterior mixture of two components (BARK's samples, in small): component 0 is
 // `Formulating`'s model, component 1 has mean x1 and constant sd 0.5 (formulated as s1 <= 0.5
-// through s1^2 <= 0.25). predict() returns the moment-matched mixture.
+// through s1^2 <= 0.25; its offset is 0, or none when `offset` is false). predict() returns
+// the moment-matched mixture.
 class Mixture final : public Surrogate, public PosteriorMixture, public FormulatesMixture {
  public:
+  explicit Mixture(bool offset = true) : offset_(offset) {}
   void fit(const Dataset&, const Metric&) override {}
   void predict(const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
                Eigen::VectorXd& variance) const override {
@@ -326,9 +339,13 @@ class Mixture final : public Surrogate, public PosteriorMixture, public Formulat
     const int s1 = m.add_variable("s1", VarType::Continuous, 0.0, kInfinity);
     m.add_quadratic_row({"sd1", {{s1, s1, 1.0}}, {}, RowSense::LessEqual, 0.25, true});
     out[1].mean = {{p.x_vars[1], 1.0}};
+    if (offset_) out[1].mean_offset = 0.0;
     out[1].stddev_var = s1;
     return out;
   }
+
+ private:
+  bool offset_;
 };
 
 TEST(acquisitions_generic, lcb_integrates_the_bound_over_a_posterior_mixture) {
@@ -363,6 +380,13 @@ TEST(acquisitions_generic, lcb_integrates_the_bound_over_a_posterior_mixture) {
   const ModelEvaluation e = m.evaluate({a, b, sd0, sd1});
   EXPECT_NEAR(e.objective, integrated, 1e-12);
   EXPECT_LE(e.max_violation(), 1e-12);
+  // The offset is the average of the components' shifts; none when one component has none.
+  EXPECT_EQ(m.objective().offset, -0.375);
+  Mixture partly(false);
+  lcb.bind(&partly, {}, std::nullopt);
+  Model m2;
+  f->formulate(m2, point_of(m2));
+  EXPECT_TRUE(std::isnan(m2.objective().offset));
 }
 
 TEST(acquisitions_generic, lcb_integrates_black_box_constraint_mixtures_too) {

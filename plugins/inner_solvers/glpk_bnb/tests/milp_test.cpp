@@ -107,6 +107,33 @@ TEST(glpk_bnb_milp, both_paths_report_the_constant_term_alike) {
   }
 }
 
+// With a declared offset both paths stop at, and report, the gap relative to |objective -
+// offset| (glp_intopt's path checks it in its callback). The shift puts the optimum at 0,
+// where min(|v|, |v - constant|) would leave nothing relative.
+TEST(glpk_bnb_milp, both_paths_measure_the_gap_without_a_declared_offset) {
+  const sdk::Model base = glpk_test::random_milp(77, 30, 20);
+  const double ref = reference_optimum(base);
+  sdk::Model m = base;
+  sdk::Objective objective = m.objective();
+  objective.constant -= ref;
+  objective.offset = -ref;
+  m.set_objective(objective);
+  for (const MilpMethod method : {MilpMethod::Intopt, MilpMethod::BranchAndBound}) {
+    SCOPED_TRACE(method == MilpMethod::Intopt ? "intopt" : "tree");
+    BnbConfig cfg;
+    cfg.milp_method = method;
+    sdk::SolveOptions o;
+    o.absolute_gap = 0.0;
+    o.relative_gap = 0.2;
+    const sdk::SolveResult r = solve_model(m, o, cfg);
+    ASSERT_EQ(r.status, sdk::SolveStatus::Optimal) << r.message;
+    const double diff = std::abs(r.objective - r.best_bound);
+    EXPECT_GT(diff, 1e-6);  // stopped at the gap it was given, before proving optimality
+    EXPECT_NEAR(r.gap, diff / std::abs(r.objective + ref), 1e-12);
+    EXPECT_LE(r.gap, 0.2 + 1e-9);
+  }
+}
+
 TEST(glpk_bnb_milp, matches_the_glpsol_executable) {
   // glpk-utils is a declared dependency (tools/install-deps): a missing glpsol is a broken
   // install, not a reason to pass.

@@ -52,7 +52,8 @@ TEST(glpk_bnb_nonconvex, g6) { expect_optimum(glpk_test::g6()); }
 TEST(glpk_bnb_nonconvex, g10) { expect_optimum(glpk_test::g10()); }
 TEST(glpk_bnb_nonconvex, pressure_vessel) { expect_optimum(glpk_test::pressure_vessel()); }
 
-// The relative gap is measured against min(|objective|, |objective - constant term|): adding
+// Without a declared offset, the relative gap is measured against min(|objective|,
+// |objective - constant term|): adding
 // 1e6 to G3's objective (optimum -1) shifts the objective and the bound by 1e6 and changes
 // nothing else. Measured against the whole objective, 1e-4 relative would be a tolerance of 100
 // and the search would stop at its first incumbent.
@@ -74,6 +75,37 @@ TEST(glpk_bnb_nonconvex, a_constant_term_changes_no_tolerance) {
   EXPECT_NEAR(b.best_bound - b.objective, a.best_bound - a.objective, 1e-5);
   EXPECT_LE(b.gap, 1e-4 + 1e-9);
   EXPECT_NEAR(b.gap, a.gap, 1e-5);
+}
+
+// A declared offset (an acquisition's mean term) is measured out: the gap is relative to
+// |objective - offset|, the objective of the model without the shift. G3 shifted by +1 has
+// its optimum at 0, where min(|v|, |v - constant|) leaves only the absolute gap; declared as
+// an offset, the shift searches as unshifted G3 does and reports its gap.
+TEST(glpk_bnb_nonconvex, a_declared_offset_measures_the_gap_without_it) {
+  const glpk_test::KnownProblem p = glpk_test::g3();
+  sdk::Model undeclared = p.model;
+  sdk::Objective objective = undeclared.objective();
+  objective.constant += 1.0;
+  undeclared.set_objective(objective);
+  sdk::Model declared = p.model;
+  objective.offset = 1.0;
+  declared.set_objective(objective);
+  sdk::SolveOptions o;
+  o.absolute_gap = 0.0;
+  o.relative_gap = 0.05;
+  const sdk::SolveResult a = solve_model(p.model, o);
+  const sdk::SolveResult b = solve_model(declared, o);
+  const sdk::SolveResult c = solve_model(undeclared, o);
+  for (const auto* r : {&a, &b, &c}) ASSERT_EQ(r->status, sdk::SolveStatus::Optimal) << r->message;
+  EXPECT_NEAR(b.objective - 1.0, a.objective, 1e-6);
+  EXPECT_NEAR(b.gap, a.gap, 1e-6);
+  EXPECT_NEAR(b.gap, (b.objective - b.best_bound) / std::abs(b.objective - 1.0), 1e-9);
+  EXPECT_GT(b.gap, 0.0);  // it stopped at the 5 % it was given, before proving optimality
+  EXPECT_LE(b.gap, 0.05 + 1e-9);
+  // Undeclared, 5 % of |v| near 0 is nearly nothing: the search proves the optimum.
+  EXPECT_GT(c.nodes, b.nodes);
+  EXPECT_LT(c.objective - c.best_bound, b.objective - b.best_bound);
+  EXPECT_NEAR(c.objective - 1.0, p.optimum, 1e-3);
 }
 
 TEST(glpk_bnb_nonconvex, node_limit_keeps_a_valid_bound) {

@@ -106,6 +106,10 @@ TEST(BarkFormulation, ModelOptimumAtTheDecodedCellEqualsTheIntegratedBound) {
       for (const auto& t : o.mean) objective.linear.push_back({t.var, -w * t.coef});
       objective.linear.push_back({o.stddev_var, w * kKappa});
       objective.constant -= w * o.mean_constant;
+      // Each sample's shift is the targets' mean (its standardized model has none).
+      EXPECT_NEAR(o.mean_offset, f.data.y.mean(), 1e-12 * (1.0 + std::abs(f.data.y.mean())));
+      objective.offset =
+          std::isnan(objective.offset) ? -w * o.mean_offset : objective.offset - w * o.mean_offset;
     }
     model.set_objective(objective);
     sdk::SolveOptions options;

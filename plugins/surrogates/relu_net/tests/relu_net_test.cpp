@@ -444,6 +444,7 @@ Solved solve_min_mean(Net& n) {
   sdk::Model model;
   const sdk::PointVariables point = sdk::add_point_variables(model, n.space);
   const auto out = n.net.formulate(model, point);
+  EXPECT_EQ(out.mean_offset, n.net.y_mean());  // the z-scoring's shift, not the output bias
   sdk::Objective obj;
   obj.sense = sdk::ObjectiveSense::Maximize;
   for (const auto& t : out.mean) obj.linear.push_back({t.var, -t.coef});

@@ -424,6 +424,9 @@ sdk::SolveResult solve_lcb(const Fitted& f, const LinearKnown& known, double kap
   for (const auto& t : form.output.mean) obj.linear.push_back({t.var, -t.coef});
   obj.linear.push_back({form.output.stddev_var, kappa});
   obj.constant = -form.output.mean_constant;
+  // The targets' mean is declared a shift (the paper's model is the standardized one).
+  EXPECT_NEAR(form.output.mean_offset, f.y.mean(), 1e-12 * (1.0 + std::abs(f.y.mean())));
+  obj.offset = -form.output.mean_offset;
   model.set_objective(obj);
   if (known.active) {
     sdk::LinearRow row{"known", {}, sdk::RowSense::LessEqual, known.rhs};

@@ -113,6 +113,12 @@ struct Objective {
   std::vector<LinearTerm> linear;
   std::vector<QuadTerm> quad;
   double constant = 0.0;
+  /// The part of `constant` that only shifts the values, in objective units: an acquisition's
+  /// mean of the standardized targets (LEAF-GP's and BARK's papers solve the standardized
+  /// model, which has no such term). When finite, relative gaps are measured against
+  /// |value - offset| (see `SolveOptions`); NaN, the default, declares no offset. It changes
+  /// no objective value: `constant` already contains it.
+  double offset = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Binary indicators of the values of one integer-valued variable: `binaries[k]` is 1 exactly
@@ -158,7 +164,8 @@ class ARBO_SDK_API Model {
   ///         sense is not `<=`.
   int add_quadratic_row(QuadraticRow row);
   /// Replaces the objective.
-  /// @throws InvalidArgument on a term naming an unknown variable or a non-finite coefficient.
+  /// @throws InvalidArgument on a term naming an unknown variable or a non-finite coefficient,
+  /// or an infinite offset.
   void set_objective(Objective objective);
 
   /// Number of variables, which is the length `evaluate` and `SolveResult::x` use.
@@ -229,15 +236,16 @@ enum class SolveStatus {
 ARBO_SDK_API const char* to_string(SolveStatus status) noexcept;
 
 /// Limits and tolerances for a model solve. A solver stops a branch when the bound is within
-/// max(absolute_gap, relative_gap * min(|incumbent|, |incumbent - c|)) of the incumbent
-/// (objective units), c the objective's constant term. The smaller of the two magnitudes, so
-/// that no constant loosens the tolerance: one that only shifts the values (LEAF-GP's
-/// acquisition carries -mean(y), which would make 1e-4 mean a different tolerance on each
-/// problem) and one that is part of the function (a squared distance's x0^2, cancelled by its
-/// other terms near the optimum) alike.
+/// max(absolute_gap, relative_gap * base(incumbent)) of the incumbent (objective units). The
+/// magnitude `base(v)` is |v - o| when the objective declares an offset o
+/// (`Objective::offset`, a shift such as an acquisition's -mean(y)): the gap a solver of the
+/// model without the shift measures, as the papers' Gurobi did. Otherwise it is
+/// min(|v|, |v - c|), c the objective's constant term, so that no constant loosens the
+/// tolerance, whether it only shifts the values or is part of the function (a squared
+/// distance's x0^2, cancelled by its other terms near the optimum).
 struct SolveOptions {
   double absolute_gap = 1e-4;  ///< >= 0, objective units
-  double relative_gap = 1e-4;  ///< >= 0, fraction of min(|incumbent|, |incumbent - constant|)
+  double relative_gap = 1e-4;  ///< >= 0, fraction of base(incumbent) (above)
   /// Largest violation of a bound, row or integrality a solution may have, in the rows' units.
   double feasibility_tolerance = 1e-6;
   double time_limit_seconds = kInfinity;  ///< wall clock; the solver returns its best point
@@ -255,8 +263,8 @@ struct SolveOptions {
 
 /// Result of a model solve, with its optimality certificate: `objective` and `best_bound`
 /// bracket the optimum (for a maximization, best_bound >= optimum >= objective), and
-/// `gap = |objective - best_bound| / max(min(|objective|, |objective - c|), 1e-10)`, c the
-/// objective's constant term (glpk_bnb's definition; see `SolveOptions`).
+/// `gap = |objective - best_bound| / max(base(objective), 1e-10)`, base as in `SolveOptions`
+/// (glpk_bnb's definition).
 struct SolveResult {
   SolveStatus status = SolveStatus::Error;
   /// Best point found, one value per model variable (read the encoded point from

@@ -24,8 +24,9 @@
 /// History: 1, the first handshake; 2, `SolveOptions::starts` (decision 16 of
 /// docs/decisions.md), which changed the layout of a struct passed to `ModelSolver::solve`;
 /// 3, exclusion of evaluated points (`SolveRequest::exclude_evaluated`, `Proposal::exhausted`,
-/// `Model`'s value indicators).
-#define ARBO_PLUGIN_ABI_VERSION 3
+/// `Model`'s value indicators); 4, `Objective::offset` and
+/// `FormulatesSurrogate::Output::mean_offset` (how relative gaps are measured).
+#define ARBO_PLUGIN_ABI_VERSION 4
 
 // Stringification helpers for the version string and the fingerprint (fingerprint.hpp).
 #define ARBO_DETAIL_STR2(x) #x

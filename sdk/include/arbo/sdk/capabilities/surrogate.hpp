@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <random>
 #include <string>
 #include <string_view>
@@ -40,12 +41,17 @@ class ARBO_SDK_API FormulatesSurrogate {
   /// - `stddev_var`: a variable s >= 0 with convex rows that make s <= sigma(x) hold (a
   ///   hypograph: s^2 + (x-dependent convex terms) <= const), so that maximizing +kappa*s
   ///   drives s to sigma(x) exactly. UCB/LCB acquisitions use it; -1 when the surrogate has
-  ///   no such form.
+  ///   no such form;
+  /// - `mean_offset`: the part of `mean_constant` that only shifts the predictions, the mean
+  ///   of the targets a surrogate standardized (its model in standardized units has no such
+  ///   term); NaN when the surrogate declares none. Formulating acquisitions pass it on as
+  ///   `Objective::offset`, which sets how solvers measure relative gaps.
   struct Output {
     std::vector<LinearTerm> mean;  ///< terms over variables of `model`
     double mean_constant = 0.0;    ///< constant part of the mean
-    int variance_var = -1;         ///< index of v (v >= sigma^2(x)), or -1
-    int stddev_var = -1;           ///< index of s (0 <= s <= sigma(x)), or -1
+    double mean_offset = std::numeric_limits<double>::quiet_NaN();  ///< shift in mean_constant
+    int variance_var = -1;  ///< index of v (v >= sigma^2(x)), or -1
+    int stddev_var = -1;    ///< index of s (0 <= s <= sigma(x)), or -1
   };
   /// Adds variables and rows to `model` linking `point` to the prediction, and returns where
   /// the prediction is. Precondition: `fit` was called; `point.x_vars` has one variable per

@@ -32,6 +32,10 @@
 ///   called exactly `obj_constant`, is continuous, fixed at 1 and appears only in the
 ///   objective's linear part; otherwise it stays an ordinary variable. `read_lp` also accepts a
 ///   constant term in the objective directly (`obj: x + 5`), as newer CPLEX versions do.
+/// - Objective offset (`Objective::offset`, which only changes how solvers measure relative
+///   gaps): `write_lp` writes the comment line `\ arbo objective offset: <value>` before the
+///   objective when it is declared; `read_lp` takes it from such a line (at a line's start;
+///   a value that is not a finite number is an error naming the line). Other readers skip it.
 /// - Variable order: readers number variables by first appearance, so the objective lists the
 ///   first variables in index order, with zero coefficients where needed (`+ 0 x`), as far
 ///   as necessary for the rest of the file to introduce the others in index order. Reading a
