@@ -2,6 +2,7 @@
 // Nonconvex models: McCormick relaxations with spatial branching reach literature optima.
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -52,17 +53,24 @@ TEST(glpk_bnb_nonconvex, g6) { expect_optimum(glpk_test::g6()); }
 TEST(glpk_bnb_nonconvex, g10) { expect_optimum(glpk_test::g10()); }
 TEST(glpk_bnb_nonconvex, pressure_vessel) { expect_optimum(glpk_test::pressure_vessel()); }
 
-// Without a declared offset, the relative gap is measured against min(|objective|,
-// |objective - constant term|): adding
-// 1e6 to G3's objective (optimum -1) shifts the objective and the bound by 1e6 and changes
-// nothing else. Measured against the whole objective, 1e-4 relative would be a tolerance of 100
-// and the search would stop at its first incumbent.
+// `model` with `shift` added to its objective's constant, and `offset` declared.
+sdk::Model with_shift(const sdk::Model& model, double shift,
+                      double offset = std::numeric_limits<double>::quiet_NaN()) {
+  sdk::Model out = model;
+  sdk::Objective objective = out.objective();
+  objective.constant += shift;
+  objective.offset = offset;
+  out.set_objective(objective);
+  return out;
+}
+
+// Without a declared offset, the relative gap is measured against min(|objective|, |objective
+// - constant term|): adding 1e6 to G3's objective (optimum -1) shifts the objective and the
+// bound by 1e6 and changes nothing else. Measured against the whole objective, 1e-4 relative
+// would be a tolerance of 100 and the search would stop at its first incumbent.
 TEST(glpk_bnb_nonconvex, a_constant_term_changes_no_tolerance) {
   const glpk_test::KnownProblem p = glpk_test::g3();
-  sdk::Model shifted = p.model;
-  sdk::Objective objective = shifted.objective();
-  objective.constant += 1e6;
-  shifted.set_objective(objective);
+  const sdk::Model shifted = with_shift(p.model, 1e6);
   const sdk::SolveResult a = solve_model(p.model, sdk::SolveOptions{});
   const sdk::SolveResult b = solve_model(shifted, sdk::SolveOptions{});
   ASSERT_EQ(a.status, sdk::SolveStatus::Optimal) << a.message;
@@ -83,13 +91,8 @@ TEST(glpk_bnb_nonconvex, a_constant_term_changes_no_tolerance) {
 // an offset, the shift searches as unshifted G3 does and reports its gap.
 TEST(glpk_bnb_nonconvex, a_declared_offset_measures_the_gap_without_it) {
   const glpk_test::KnownProblem p = glpk_test::g3();
-  sdk::Model undeclared = p.model;
-  sdk::Objective objective = undeclared.objective();
-  objective.constant += 1.0;
-  undeclared.set_objective(objective);
-  sdk::Model declared = p.model;
-  objective.offset = 1.0;
-  declared.set_objective(objective);
+  const sdk::Model undeclared = with_shift(p.model, 1.0);
+  const sdk::Model declared = with_shift(p.model, 1.0, 1.0);
   sdk::SolveOptions o;
   o.absolute_gap = 0.0;
   o.relative_gap = 0.05;
