@@ -35,8 +35,7 @@ double finite_or_zero(double v) noexcept { return std::isfinite(v) ? v : 0.0; }
 struct CallbackData {
   double abs_gap;
   double rel_gap;
-  double cost_const;   // the objective's constant term, which GLPK's objective lacks
-  double cost_offset;  // the part of it that only shifts the values (NaN: none)
+  const Prepared* prepared;  // its cost_const is the constant term GLPK's objective lacks
   long long node_limit;
   const BnbConfig* config;
   double best_bound;  // of the minimization
@@ -72,8 +71,9 @@ void callback(glp_tree* tree, void* info) noexcept {
     glp_ios_terminate(tree);
   } else if (d->have_bound && glp_mip_status(p) == GLP_FEAS &&
              glp_mip_obj_val(p) - d->best_bound <=
-                 std::max(d->abs_gap, d->rel_gap * gap_base(glp_mip_obj_val(p) + d->cost_const,
-                                                            d->cost_const, d->cost_offset))) {
+                 std::max(d->abs_gap,
+                          d->rel_gap * gap_base(*d->prepared,
+                                                glp_mip_obj_val(p) + d->prepared->cost_const))) {
     d->stopped = 2;
     glp_ios_terminate(tree);
   } else if (cancelled(d->config)) {
@@ -135,8 +135,7 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
           : std::numeric_limits<int>::max();
   CallbackData data{options.absolute_gap,
                     options.relative_gap,
-                    P.cost_const,
-                    P.cost_offset,
+                    &P,
                     options.node_limit,
                     &config,
                     -kInfinity,
@@ -223,10 +222,7 @@ sdk::SolveResult solve_milp_intopt(const sdk::Model& model, const sdk::SolveOpti
     res.objective = model.evaluate(res.x).objective;
     // GLPK's objective lacks the constant term (sdk::SolveOptions's measure).
     const double diff = std::max(0.0, obj - bound);
-    res.gap =
-        diff == 0.0
-            ? 0.0
-            : diff / std::max(gap_base(obj + P.cost_const, P.cost_const, P.cost_offset), 1e-10);
+    res.gap = relative_gap(P, obj + P.cost_const, diff);
   } else {
     res.objective = P.sense > 0 ? kInfinity : -kInfinity;
   }

@@ -95,13 +95,18 @@ bool propagate(const std::vector<ExprRow>& rows, const std::vector<sdk::Variable
                std::vector<double>& lo, std::vector<double>& up, const std::vector<char>& integer,
                std::string& why, int max_rounds = 30);
 
-/// The magnitude a relative gap is measured against (sdk::SolveOptions), in internal units:
-/// |value - offset| when the objective declares an offset (a shift, such as an acquisition's
-/// mean term), else the smaller of |value| and |value - constant|, so that no constant term
-/// loosens it.
-inline double gap_base(double value, double constant, double offset) {
-  if (!std::isnan(offset)) return std::abs(value - offset);
-  return std::min(std::abs(value), std::abs(value - constant));
+/// The magnitude a relative gap is measured against (sdk::SolveOptions) at internal objective
+/// `value`: |value - offset| when the objective declares an offset (a shift, such as an
+/// acquisition's mean term), else the smaller of |value| and |value - constant|, so that no
+/// constant term loosens it.
+inline double gap_base(const Prepared& P, double value) {
+  if (!std::isnan(P.cost_offset)) return std::abs(value - P.cost_offset);
+  return std::min(std::abs(value), std::abs(value - P.cost_const));
+}
+
+/// `SolveResult::gap` of an incumbent at internal `value` that is `diff` >= 0 from its bound.
+inline double relative_gap(const Prepared& P, double value, double diff) {
+  return diff == 0.0 ? 0.0 : diff / std::max(gap_base(P, value), 1e-10);
 }
 
 /// Bounds of x_i * x_j over the box.

@@ -208,9 +208,7 @@ sdk::SolveResult Search::finish(bool limit, const std::string& note) {
     res.objective = model_.evaluate(inc_x_).objective;
     res.status = limit ? sdk::SolveStatus::LimitReached : sdk::SolveStatus::Optimal;
     const double diff = std::max(0.0, inc_obj_ - bound);
-    res.gap = diff == 0.0
-                  ? 0.0
-                  : diff / std::max(gap_base(inc_obj_, P_.cost_const, P_.cost_offset), 1e-10);
+    res.gap = relative_gap(P_, inc_obj_, diff);
     if (!limit && unresolved_ && diff > gap_tol(inc_obj_)) {
       res.status = sdk::SolveStatus::LimitReached;
     }

@@ -177,8 +177,7 @@ class Search {
   }
   // Relative to gap_base: sdk::SolveOptions's measure.
   double gap_tol(double value) const {
-    return std::max(opt_.absolute_gap,
-                    opt_.relative_gap * gap_base(value, P_.cost_const, P_.cost_offset));
+    return std::max(opt_.absolute_gap, opt_.relative_gap * gap_base(P_, value));
   }
   bool prunable(double bound) const {
     return std::isfinite(inc_obj_) && bound >= inc_obj_ - gap_tol(inc_obj_);
